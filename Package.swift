@@ -1,0 +1,17 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Mailroom",
+    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
+    products: [
+        .library(name: "Mailroom", targets: ["Mailroom"])
+    ],
+    targets: [
+        .target(name: "Mailroom", dependencies: ["_MailroomAtomics"]),
+        .target(name: "_MailroomAtomics"),
+        .executableTarget(name: "Tour", dependencies: ["Mailroom"], path: "Examples/Tour"),
+        .testTarget(name: "MailroomTests", dependencies: ["Mailroom"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,130 @@
+/// The machinery behind a ``PostOffice``: its registrations under a lock, and the routes that posts read
+/// without one.
+///
+/// Writers (register, unregister, the first post of a kind) take the lock, change the ``Registry``, and
+/// retire what they unlinked after unlocking. Posts take no lock once their route exists: they read the
+/// published tables inside a ``ReadSection``.
+@usableFromInline
+final class SortingOffice: Sendable {
+    private let registry: Locked<Registry>
+    /// Publishes the table from (mail type, sender class) to type routes.
+    private let typeTable = AtomicWord.allocate()
+    /// Publishes the table from sender to identity and from (sender, mail type) to instance routes.
+    private let senderTable = AtomicWord.allocate()
+
+    init() {
+        registry = Locked(Registry(typeTable: typeTable, senderTable: senderTable))
+    }
+
+    deinit {
+        typeTable.deallocate()
+        senderTable.deallocate()
+    }
+
+    // MARK: - Writers
+
+    func register(_ registration: Registration) -> RecipientId {
+        let mortals = change { registry, garbage in
+            registry.add(registration, garbage: &garbage)
+            return registry.isSweepDue ? registry.mortalRegistrations : nil
+        }
+        if let mortals {
+            sweep(mortals)
+        }
+        return registration.id
+    }
+
+    func unregister(_ id: RecipientId) {
+        change { registry, garbage in
+            registry.remove(id, garbage: &garbage)
+        }
+    }
+
+    func unregister(recipient: AnyObject) {
+        // The caller holds the recipient, so every registration under its identifier is either its own or
+        // one of an object that had the same address and has gone: both are to be removed.
+        let recipientKey = ObjectIdentifier(recipient)
+        change { registry, garbage in
+            registry.remove(registry.registrations(ofRecipient: recipientKey), garbage: &garbage)
+        }
+    }
+
+    /// The registrations held, including dead ones not swept yet; for tests of reclamation.
+    var heldRegistrationCount: Int {
+        registry.withLock { $0.count }
+    }
+
+    var registrationCount: Int {
+        sweep(registry.withLock { $0.mortalRegistrations })
+        return heldRegistrationCount
+    }
+
+    /// Removes the registrations whose recipient or exact sender has gone.
+    ///
+    /// Whether an object has gone is checked outside the lock: loading a weak reference retains the object
+    /// for a moment, and if that was its last reference its `deinit`, which may call back into this office,
+    /// runs here.
+    private func sweep(_ mortals: [Registration]) {
+        let dead = mortals.filter { !$0.isAlive }.map(\.id)
+        change { registry, garbage in
+            registry.remove(dead, garbage: &garbage)
+            registry.swept()
+        }
+    }
+
+    /// Runs `body` under the lock, then retires whatever it unlinked.
+    @discardableResult
+    private func change<Result>(_ body: (inout Registry, inout [AnyObject]) -> Result) -> Result {
+        var garbage: [AnyObject] = []
+        let result = registry.withLock { body(&$0, &garbage) }
+        Reclamation.retire(garbage)
+        return result
+    }
+
+    // MARK: - Finding routes
+
+    /// The published word of the route for posts of `mailType` with no sender or a sender of `senderClass`.
+    @inline(__always)
+    func typeRoute(_ mailType: Any.Type, senderClass: AnyClass?) -> UnsafeMutablePointer<UInt> {
+        let key = Registry.typeKey(mailType, senderClass: senderClass)
+        let found = RouteTable.value(for: key, in: Self.table(typeTable))
+        if found != 0 {
+            return UnsafeMutablePointer(bitPattern: found).unsafelyUnwrapped
+        }
+        return buildTypeRoute(mailType, senderClass: senderClass)
+    }
+
+    @inline(never)
+    private func buildTypeRoute(_ mailType: Any.Type, senderClass: AnyClass?) -> UnsafeMutablePointer<UInt> {
+        change { registry, garbage in
+            registry.typeRoute(for: mailType, senderClass: senderClass, garbage: &garbage).published.address
+        }
+    }
+
+    /// The published word of the route for posts of `mailType` from exactly `sender`, or `nil` when no
+    /// registration listens to that sender.
+    @inline(__always)
+    func instanceRoute(_ mailType: Any.Type, sender: SendableObject) -> UnsafeMutablePointer<UInt>? {
+        let table = Self.table(senderTable)
+        let senderKey = ObjectIdentifier(sender)
+        guard RouteTable.value(for: Registry.senderKey(senderKey), in: table) != 0 else { return nil }
+        let key = Registry.senderKey(senderKey, mailType: ObjectIdentifier(mailType))
+        let found = RouteTable.value(for: key, in: table)
+        if found != 0 {
+            return UnsafeMutablePointer(bitPattern: found).unsafelyUnwrapped
+        }
+        return buildInstanceRoute(mailType, sender: sender)
+    }
+
+    @inline(never)
+    private func buildInstanceRoute(_ mailType: Any.Type, sender: SendableObject) -> UnsafeMutablePointer<UInt>? {
+        change { registry, garbage in
+            registry.instanceRoute(for: mailType, sender: sender, garbage: &garbage)?.published.address
+        }
+    }
+
+    @inline(__always)
+    private static func table(_ word: AtomicWord) -> UnsafeMutablePointer<UInt> {
+        UnsafeMutablePointer(bitPattern: word.loadAcquire()).unsafelyUnwrapped
+    }
+}
