@@ -21,6 +21,8 @@
 /// - **Unregistering.** After ``unregister(_:)-(RecipientId)`` returns, the registration receives nothing
 ///   posted later; a registration removed by a handler is not called later in the same post; a queued
 ///   delivery that has not started yet is dropped.
+/// - **Releasing the office.** When the last reference to an office goes, its registrations go with it: their
+///   closures are released, and queued deliveries that have not started are dropped.
 /// - **Re-entrancy.** Handlers may post, register and unregister on the same office. A registration added
 ///   during a post is not called by that post.
 /// - **Threads.** Register, post and unregister from any thread at once. Posts take no lock once the office

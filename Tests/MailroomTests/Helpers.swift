@@ -237,6 +237,12 @@ func currentThreadID() -> UInt {
     #endif
 }
 
+// MARK: - Sizes
+
+/// How much bigger than the default the stress and randomized tests run: `MAILROOM_STRESS_SCALE=10 swift test`
+/// makes them do ten times the work. The default (1) keeps the whole suite within seconds.
+let stressScale = max(1, Int(ProcessInfo.processInfo.environment["MAILROOM_STRESS_SCALE"] ?? "") ?? 1)
+
 // MARK: - Waiting
 
 let defaultTimeout: DispatchTimeInterval = .seconds(5)

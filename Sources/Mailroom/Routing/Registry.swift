@@ -133,6 +133,13 @@ struct Registry {
         }
     }
 
+    /// Lowers every registration's standing, so that none of their queued deliveries that has not started runs.
+    func dropQueuedDeliveries() {
+        for record in records.values {
+            record.registration.standing?.lower()
+        }
+    }
+
     /// The method registrations whose recipient is the object with this identifier.
     func registrations(ofRecipient recipientKey: ObjectIdentifier) -> [RecipientId] {
         recipients[recipientKey] ?? []

@@ -17,6 +17,8 @@ final class SortingOffice: Sendable {
     }
 
     deinit {
+        // Releasing the office is unregistering everything: queued deliveries that have not started are dropped.
+        registry.withLock { $0.dropQueuedDeliveries() }
         typeTable.deallocate()
         senderTable.deallocate()
     }
