@@ -12,6 +12,7 @@ let package = Package(
         .target(name: "_MailroomAtomics"),
         .executableTarget(name: "Tour", dependencies: ["Mailroom"], path: "Examples/Tour"),
         .testTarget(name: "MailroomTests", dependencies: ["Mailroom"]),
+        .executableTarget(name: "MemoryCheck", dependencies: ["Mailroom"], path: "Tests/MemoryCheck"),
     ],
     swiftLanguageModes: [.v6]
 )

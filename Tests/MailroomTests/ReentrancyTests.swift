@@ -8,7 +8,7 @@ struct ReentrancyTests {
     func nestedPostsAreDeliveredInOrder() {
         let office = PostOffice()
         let log = Log()
-        office.register { (ping: Ping) in
+        office.register { [unowned office] (ping: Ping) in
             log.record("h1 ping \(ping.n)")
             if ping.n == 1 {
                 office.post(Pong(n: 1))
@@ -29,7 +29,7 @@ struct ReentrancyTests {
         let log = Log()
         let outer = Device("outer")
         let inner = Device("inner")
-        office.register(sender: outer) { (ping: Ping) in
+        office.register(sender: outer) { [unowned office] (ping: Ping) in
             log.record("outer exact \(ping.n)")
             office.post(Ping(n: ping.n + 1), sender: inner)
         }
@@ -49,7 +49,7 @@ struct ReentrancyTests {
         let office = PostOffice()
         let log = Log()
         let device = Device("device")
-        office.register { (ping: Ping) in
+        office.register { [unowned office] (ping: Ping) in
             log.record("h1 \(ping.n)")
             if ping.n == 1 {
                 office.register { (ping: Ping) in log.record("late any \(ping.n)") }
@@ -75,7 +75,7 @@ struct ReentrancyTests {
         let device = Device("device")
         let screen = Screen("screen", log: log)
         let victims = Shared<[RecipientId]>([])
-        office.register { (ping: Ping) in
+        office.register { [unowned office] (ping: Ping) in
             log.record("h1 \(ping.n)")
             if ping.n == 1 {
                 for id in victims.value {
@@ -106,7 +106,7 @@ struct ReentrancyTests {
         let log = Log()
         let device = Device("device")
         let oldExact = Shared<RecipientId?>(nil)
-        office.register { (ping: Ping) in
+        office.register { [unowned office] (ping: Ping) in
             log.record("h0 \(ping.n)")
             if ping.n == 1, let id = oldExact.value {
                 office.unregister(id)
@@ -129,7 +129,7 @@ struct ReentrancyTests {
         let office = PostOffice()
         let log = Log()
         let ownId = Shared<RecipientId?>(nil)
-        ownId.value = office.register { (ping: Ping) in
+        ownId.value = office.register { [unowned office] (ping: Ping) in
             log.record("once \(ping.n)")
             if let id = ownId.value {
                 office.unregister(id)
@@ -152,7 +152,7 @@ struct ReentrancyTests {
         let office = PostOffice()
         let log = Log()
         let victim = Shared<RecipientId?>(nil)
-        office.register { (ping: Ping) in
+        office.register { [unowned office] (ping: Ping) in
             log.record("grower \(ping.n)")
             if ping.n == 2 {
                 for index in 0..<12 {
@@ -160,7 +160,7 @@ struct ReentrancyTests {
                 }
             }
         }
-        office.register { (ping: Ping) in
+        office.register { [unowned office] (ping: Ping) in
             log.record("remover \(ping.n)")
             if ping.n == 2, let id = victim.value {
                 office.unregister(id)
@@ -186,7 +186,7 @@ struct ReentrancyTests {
         let office = PostOffice()
         let log = Log()
         let later = Shared<[RecipientId]>([])
-        office.register { (ping: Ping) in
+        office.register { [unowned office] (ping: Ping) in
             log.record("first \(ping.n)")
             guard ping.n == 1 else { return }
             for (index, id) in later.value.enumerated() where index >= 9 {
@@ -215,7 +215,7 @@ struct ReentrancyTests {
         let office = PostOffice()
         let log = Log()
         let screen = Screen("screen", log: log)
-        office.register { (ping: Ping) in
+        office.register { [unowned office] (ping: Ping) in
             log.record("count \(office.registrationCount)")
             office.unregister(screen)
             log.record("count after \(office.registrationCount)")
@@ -233,7 +233,7 @@ struct ReentrancyTests {
         let office = PostOffice()
         let queue = DispatchQueue(label: "mailroom.tests.queued-reentrancy")
         let log = Log()
-        office.register(queue: queue) { (ping: Ping) in
+        office.register(queue: queue) { [unowned office] (ping: Ping) in
             log.record("queued ping \(ping.n)")
             office.register { (pong: Pong) in log.record("registered from queue got pong \(pong.n)") }
             office.post(Pong(n: ping.n))

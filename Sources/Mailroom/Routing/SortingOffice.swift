@@ -109,12 +109,13 @@ final class SortingOffice: Sendable {
     func instanceRoute(_ mailType: Any.Type, sender: SendableObject) -> UnsafeMutablePointer<UInt>? {
         let table = Self.table(senderTable)
         let senderKey = ObjectIdentifier(sender)
-        guard RouteTable.value(for: Registry.senderKey(senderKey), in: table) != 0 else { return nil }
         let key = Registry.senderKey(senderKey, mailType: ObjectIdentifier(mailType))
         let found = RouteTable.value(for: key, in: table)
         if found != 0 {
             return UnsafeMutablePointer(bitPattern: found).unsafelyUnwrapped
         }
+        // No route for this mail type yet: build one only if the sender has registrations at all.
+        guard RouteTable.value(for: Registry.senderKey(senderKey), in: table) != 0 else { return nil }
         return buildInstanceRoute(mailType, sender: sender)
     }
 

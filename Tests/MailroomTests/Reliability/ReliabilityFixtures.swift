@@ -1,0 +1,347 @@
+// Fixtures shared by the reliability tests (stress, re-entrancy torture, bad input, memory): numbered mail of
+// every shape, senders that carry a serial number, a seeded random generator, a clock that orders the events
+// of every thread, per-thread context for worker threads, and the registration forms as values.
+
+import Dispatch
+import Foundation
+import Mailroom
+import Testing
+
+// MARK: - Numbered mail
+
+/// The kinds of mail of the stress test. `urgentMemo` is a subclass of `memo`.
+enum StressMailKind: Int, CaseIterable, Sendable {
+    case ping
+    case pong
+    case memo
+    case urgentMemo
+
+    /// Whether mail posted as `self` reaches a registration for `registered`.
+    func reaches(_ registered: StressMailKind) -> Bool {
+        self == registered || (self == .urgentMemo && registered == .memo)
+    }
+
+    /// The kinds of posted mail that reach a registration for `self`.
+    var reachedBy: [StressMailKind] {
+        Self.allCases.filter { $0.reaches(self) }
+    }
+}
+
+/// Mail that carries a number (the stress test's post number) and knows its kind.
+protocol StressMail: Mail {
+    init(n: Int)
+    var n: Int { get }
+    static var stressKind: StressMailKind { get }
+}
+
+extension Ping: StressMail {
+    static var stressKind: StressMailKind { .ping }
+}
+
+extension Pong: StressMail {
+    static var stressKind: StressMailKind { .pong }
+}
+
+/// Class mail with a subclass, carrying a number.
+class StressMemo: StressMail, @unchecked Sendable {
+    let n: Int
+
+    required init(n: Int) {
+        self.n = n
+    }
+
+    class var stressKind: StressMailKind { .memo }
+}
+
+final class StressUrgentMemo: StressMemo, @unchecked Sendable {
+    override class var stressKind: StressMailKind { .urgentMemo }
+}
+
+/// Calls `body` with the mail type of `kind`.
+func withStressMailType<Result>(_ kind: StressMailKind, _ body: (any StressMail.Type) -> Result) -> Result {
+    switch kind {
+    case .ping: body(Ping.self)
+    case .pong: body(Pong.self)
+    case .memo: body(StressMemo.self)
+    case .urgentMemo: body(StressUrgentMemo.self)
+    }
+}
+
+// MARK: - Senders
+
+/// The sender classes of the stress test: `Phone` is a subclass of `Device`; `Stranger` is unrelated.
+enum StressSenderKind: Int, CaseIterable, Sendable {
+    case device
+    case phone
+    case stranger
+
+    /// Whether a sender of class `self` is admitted by a `(M, S)` or `(M, S?)` handler whose `S` is `filter`.
+    func isAdmitted(by filter: StressSenderKind) -> Bool {
+        self == filter || (self == .phone && filter == .device)
+    }
+}
+
+/// A sender whose name is its serial number.
+protocol StressSender: AnyObject, Sendable {
+    var name: String { get }
+}
+
+extension StressSender {
+    var stressSerial: Int { Int(name) ?? -99 }
+}
+
+extension Device: StressSender {}
+extension Stranger: StressSender {}
+
+/// A sender of one of the three classes, held strongly.
+enum StressSenderObject: Sendable {
+    case device(Device)
+    case phone(Phone)
+    case stranger(Stranger)
+
+    init(kind: StressSenderKind, serial: Int) {
+        switch kind {
+        case .device: self = .device(Device("\(serial)"))
+        case .phone: self = .phone(Phone("\(serial)"))
+        case .stranger: self = .stranger(Stranger("\(serial)"))
+        }
+    }
+
+    var kind: StressSenderKind {
+        switch self {
+        case .device: .device
+        case .phone: .phone
+        case .stranger: .stranger
+        }
+    }
+
+    var stressSerial: Int {
+        switch self {
+        case .device(let device): device.stressSerial
+        case .phone(let phone): phone.stressSerial
+        case .stranger(let stranger): stranger.stressSerial
+        }
+    }
+}
+
+// MARK: - Randomness
+
+/// SplitMix64: a small seeded generator, so that a failing run can be repeated with the same seed.
+struct StressRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in 0..<bound.
+    mutating func below(_ bound: Int) -> Int {
+        Int.random(in: 0..<bound, using: &self)
+    }
+
+    /// True with probability `percent` / 100.
+    mutating func chance(_ percent: Int) -> Bool {
+        below(100) < percent
+    }
+}
+
+/// The seed of the randomized reliability tests: `MAILROOM_STRESS_SEED` or a fixed default.
+let stressSeed: UInt64 = UInt64(ProcessInfo.processInfo.environment["MAILROOM_STRESS_SEED"] ?? "") ?? 0x5EED_2026
+
+// MARK: - Ordering events across threads
+
+/// A counter that orders events of all threads, and a log of method calls and deinits of recipients, both under
+/// one lock: a call logged after a recipient's deinit was logged began after that deinit began.
+final class StressClock: @unchecked Sendable {
+    struct Event {
+        let probe: Int
+        let isDeinit: Bool
+        let time: Int
+    }
+
+    private let lock = NSLock()
+    private var now = 0
+    private var events: [Event] = []
+
+    /// The next time: later than every time handed out before this call began.
+    func tick() -> Int {
+        lock.withLock {
+            now += 1
+            return now
+        }
+    }
+
+    func logCall(of probe: Int) {
+        lock.withLock {
+            now += 1
+            events.append(Event(probe: probe, isDeinit: false, time: now))
+        }
+    }
+
+    func logDeinit(of probe: Int) {
+        lock.withLock {
+            now += 1
+            events.append(Event(probe: probe, isDeinit: true, time: now))
+        }
+    }
+
+    var log: [Event] {
+        lock.withLock { events }
+    }
+}
+
+// MARK: - Worker threads
+
+/// What a worker thread of a randomized test knows about itself, reachable from handlers that run on it.
+///
+/// Only its own thread reads or writes it.
+final class StressWorker {
+    let index: Int
+    /// The number of the post this thread is making, or -1.
+    var currentPost = -1
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0)
+        return key
+    }()
+
+    init(index: Int) {
+        self.index = index
+    }
+
+    /// The worker running the calling thread, or nil on any other thread.
+    static var current: StressWorker? {
+        pthread_getspecific(key).map { Unmanaged<StressWorker>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Runs `body` with this worker attached to the calling thread.
+    func run(_ body: () -> Void) {
+        precondition(pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque()) == 0)
+        defer { pthread_setspecific(Self.key, nil) }
+        withExtendedLifetime(self) { body() }
+    }
+}
+
+// MARK: - Registration forms
+
+/// Every way of registering a closure, each receiving `Ping` (sender type `Device` when it takes one).
+enum ReliabilityClosureForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case mail = "(M)"
+    case mailAndSender = "(M, S)"
+    case mailAndOptionalSender = "(M, S?)"
+    case noArgument = "()"
+    case exactSender = "sender: s, (M)"
+    case exactSenderWithSender = "sender: s, (M, S)"
+    case exactSenderNoArgument = "sender: s, ()"
+
+    var testDescription: String { "closure \(rawValue)" }
+
+    var usesExactSender: Bool {
+        switch self {
+        case .exactSender, .exactSenderWithSender, .exactSenderNoArgument: true
+        default: false
+        }
+    }
+
+    /// Registers a closure of this form that records `label` on every delivery and keeps `token` alive.
+    @discardableResult
+    func register(
+        on office: PostOffice, queue: DispatchQueue?, sender device: Device, token: Token?, label: String,
+        log: Log
+    ) -> RecipientId {
+        switch self {
+        case .mail:
+            office.register(queue: queue) { [token] (ping: Ping) in
+                _ = token
+                log.record("\(label) \(ping.n)")
+            }
+        case .mailAndSender:
+            office.register(queue: queue) { [token] (ping: Ping, sender: Device) in
+                _ = token
+                log.record("\(label) \(ping.n) from \(sender.name)")
+            }
+        case .mailAndOptionalSender:
+            office.register(queue: queue) { [token] (ping: Ping, sender: Device?) in
+                _ = token
+                log.record("\(label) \(ping.n) from \(sender?.name ?? "nil")")
+            }
+        case .noArgument:
+            office.register(queue: queue, Ping.self) { [token] in
+                _ = token
+                log.record("\(label)")
+            }
+        case .exactSender:
+            office.register(queue: queue, sender: device) { [token] (ping: Ping) in
+                _ = token
+                log.record("\(label) \(ping.n)")
+            }
+        case .exactSenderWithSender:
+            office.register(queue: queue, sender: device) { [token] (ping: Ping, sender: Device) in
+                _ = token
+                log.record("\(label) \(ping.n) from \(sender.name)")
+            }
+        case .exactSenderNoArgument:
+            office.register(queue: queue, sender: device, Ping.self) { [token] in
+                _ = token
+                log.record("\(label)")
+            }
+        }
+    }
+}
+
+/// Every way of registering a method of a recipient, each receiving `Ping` (sender type `Device`).
+enum ReliabilityMethodForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case mail = "(M)"
+    case mailAndSender = "(M, S)"
+    case mailAndOptionalSender = "(M, S?)"
+    case noArgument = "()"
+    case exactSender = "sender: s, (M)"
+    case exactSenderWithSender = "sender: s, (M, S)"
+    case exactSenderNoArgument = "sender: s, ()"
+
+    var testDescription: String { "method \(rawValue)" }
+
+    var usesExactSender: Bool {
+        switch self {
+        case .exactSender, .exactSenderWithSender, .exactSenderNoArgument: true
+        default: false
+        }
+    }
+
+    @discardableResult
+    func register(on office: PostOffice, queue: DispatchQueue?, sender device: Device, screen: Screen)
+        -> RecipientId
+    {
+        switch self {
+        case .mail: office.register(queue: queue, screen, Screen.receivePing)
+        case .mailAndSender: office.register(queue: queue, screen, Screen.receivePingFromDevice)
+        case .mailAndOptionalSender: office.register(queue: queue, screen, Screen.receivePingFromOptionalDevice)
+        case .noArgument: office.register(queue: queue, Ping.self, screen, Screen.refresh)
+        case .exactSender: office.register(queue: queue, sender: device, screen, Screen.receivePing)
+        case .exactSenderWithSender:
+            office.register(queue: queue, sender: device, screen, Screen.receivePingFromDevice)
+        case .exactSenderNoArgument: office.register(queue: queue, sender: device, Ping.self, screen, Screen.refresh)
+        }
+    }
+}
+
+/// Where a registration delivers: on the posting thread, or on a serial queue.
+enum ReliabilityDelivery: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case synchronous = "queue: nil"
+    case queued = "queue: serial"
+
+    var testDescription: String { rawValue }
+
+    func makeQueue(_ label: String) -> DispatchQueue? {
+        self == .queued ? DispatchQueue(label: "mailroom.tests.reliability.\(label)") : nil
+    }
+}
