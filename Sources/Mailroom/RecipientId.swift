@@ -8,6 +8,9 @@ internal import _MailroomAtomics
 public struct RecipientId: Hashable, Sendable, CustomStringConvertible {
     private let number: UInt64
 
+    /// The key of this registration in its office's tables.
+    var key: UInt64 { number }
+
     static func next() -> RecipientId {
         RecipientId(number: mailroom_next_registration_number())
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Mailroom
 
 @Suite("Scale: many registrations of other types, senders and recipients")

@@ -17,10 +17,12 @@ import Bionic
 /// The lock is not recursive: `body` must not call back into `withLock` of the same instance.
 final class Locked<State>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var state: State
+    /// Behind a pointer rather than in a stored `var`: Swift checks every `inout` use of a class's stored
+    /// variable for exclusive access at run time, which the mutex already guarantees.
+    private let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
 
     init(_ state: State) {
-        self.state = state
+        self.state.initialize(to: state)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
     }
@@ -28,11 +30,13 @@ final class Locked<State>: @unchecked Sendable {
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        return try body(&state.pointee)
     }
 }

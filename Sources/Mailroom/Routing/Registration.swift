@@ -31,8 +31,8 @@ final class Registration: Sendable {
     /// Raised while registered; a queued delivery that finds it lowered is dropped. `nil` without a queue.
     let standing: AtomicFlag?
     private let handler: Handler
-    /// Copies the mail at a pointer, for a queued delivery.
-    private let copyMail: @Sendable (UnsafeRawPointer) -> any Sendable
+    /// The registered mail type, to copy the mail for a queued delivery.
+    private let mailMetatype: any Mail.Type
 
     /// A registration for mail of type `M`.
     /// - Parameters:
@@ -57,7 +57,7 @@ final class Registration: Sendable {
         recipientKey = recipient.map(ObjectIdentifier.init)
         standing = queue == nil ? nil : AtomicFlag()
         self.handler = handler
-        copyMail = { $0.load(as: M.self) }
+        mailMetatype = M.self
     }
 
     /// Delivers mail whose type is the registered mail type or a subclass of it, from a sender this
@@ -65,7 +65,7 @@ final class Registration: Sendable {
     @inline(__always)
     func deliver(_ mail: UnsafeRawPointer, from sender: SendableObject?) {
         if let queue {
-            enqueue(copyMail(mail), from: sender, on: queue)
+            enqueue(mail, from: sender, on: queue)
         } else if recipientKey == nil {
             handler(mail, sender, nil)
         } else if let recipient {
@@ -73,13 +73,20 @@ final class Registration: Sendable {
         }
     }
 
-    private func enqueue(_ mail: any Sendable, from sender: SendableObject?, on queue: DispatchQueue) {
+    /// Copies the mail, and delivers it on `queue` unless the registration is removed before that.
+    @inline(never)
+    private func enqueue(_ mail: UnsafeRawPointer, from sender: SendableObject?, on queue: DispatchQueue) {
+        let mail = Self.copy(mail, as: mailMetatype)
         queue.async { [self] in
             guard standing?.isRaised == true else { return }
             let recipient = recipient
             guard recipientKey == nil || recipient != nil else { return }
             withUnsafePointer(toOpened: mail) { handler($0, sender, recipient) }
         }
+    }
+
+    private static func copy<M: Mail>(_ mail: UnsafeRawPointer, as _: M.Type) -> any Sendable {
+        mail.load(as: M.self)
     }
 
     /// False once a method recipient or an exact sender has gone.

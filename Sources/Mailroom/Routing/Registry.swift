@@ -12,7 +12,6 @@ struct Registry {
         let registration: Registration
         /// Registration order within the office; routes are sorted by it.
         let order: UInt
-        var routes: [Route] = []
     }
 
     /// What the office knows about one registered (or posted) mail type.
@@ -31,10 +30,14 @@ struct Registry {
         var routes: [ObjectIdentifier: Route] = [:]
     }
 
-    private var records: [RecipientId: Record] = [:]
-    private var mailTypes: [ObjectIdentifier: MailTypeIndex] = [:]
-    private var senders: [ObjectIdentifier: SenderIndex] = [:]
-    private var recipients: [ObjectIdentifier: [RecipientId]] = [:]
+    /// By registration number.
+    private var records = WordMap<Record>()
+    /// By mail type.
+    private var mailTypes = WordMap<MailTypeIndex>()
+    /// By exact sender.
+    private var senders = WordMap<SenderIndex>()
+    /// The method registrations of each recipient.
+    private var recipients = WordMap<[RecipientId]>()
     private var typeRoutes: [RouteTable.Key: Route] = [:]
     private var typeTable: PublishedTable
     private var senderTable: PublishedTable
@@ -56,7 +59,7 @@ struct Registry {
 
     /// The registrations that die with an object: method recipients and exact senders.
     var mortalRegistrations: [Registration] {
-        records.values.map(\.registration).filter { $0.recipientKey != nil || $0.senders.isInstance }
+        records.allValues.map(\.registration).filter { $0.recipientKey != nil || $0.senders.isInstance }
     }
 
     /// Records that a sweep was made, so the next is due when the registrations have doubled.
@@ -66,68 +69,75 @@ struct Registry {
 
     // MARK: - Registering
 
-    mutating func add(_ registration: Registration, garbage: inout [AnyObject]) {
+    mutating func add(_ registration: Registration, garbage: inout Garbage) {
         lastOrder += 1
-        var record = Record(registration: registration, order: lastOrder)
-        mailTypes[registration.mailType, default: MailTypeIndex()].ids.append(registration.id)
-        if case .instance(let senderKey) = registration.senders {
-            addExact(&record, sender: senderKey, garbage: &garbage)
-        } else {
-            for route in mailTypes[registration.mailType]?.routes ?? []
-            where registration.senders.admits(senderClass: route.senderClass) {
-                route.append(order: record.order, registration)
-                record.routes.append(route)
+        let order = lastOrder
+        let id = registration.id
+        mailTypes.modify(Self.key(registration.mailType), default: MailTypeIndex()) { $0.ids.append(id) }
+        if case .instance(let senderKey) = registration.senders, let sender = registration.sender {
+            if senders.withValue(Self.key(senderKey), { _ in true }) == nil {
+                let identity = SenderIdentity(sender)
+                senders[Self.key(senderKey)] = SenderIndex(identity: identity)
+                senderTable.insert(identity.address, for: Self.senderKey(senderKey), garbage: &garbage)
             }
+            senders.modifyIfPresent(Self.key(senderKey)) { $0.ids.append(id) }
         }
+        forEachRoute(of: registration) { $0.append(order: order, registration) }
         if let recipientKey = registration.recipientKey {
-            recipients[recipientKey, default: []].append(registration.id)
+            recipients.modify(Self.key(recipientKey), default: []) { $0.append(id) }
         }
-        records[registration.id] = record
+        records[id.key] = Record(registration: registration, order: order)
     }
 
-    private mutating func addExact(
-        _ record: inout Record, sender senderKey: ObjectIdentifier, garbage: inout [AnyObject]
-    ) {
-        let registration = record.registration
-        if senders[senderKey] == nil, let sender = registration.sender {
-            let identity = SenderIdentity(sender)
-            senders[senderKey] = SenderIndex(identity: identity)
-            senderTable.insert(identity.address, for: Self.senderKey(senderKey), garbage: &garbage)
-        }
-        senders[senderKey]?.ids.append(registration.id)
-        for route in senders[senderKey]?.routes.values ?? [:].values
-        where route.mailTypes.contains(registration.mailType) {
-            route.append(order: record.order, registration)
-            record.routes.append(route)
+    /// Calls `body` with every route the registration belongs to: the same rule decides where `add` appends it,
+    /// where a new route includes it, and where `remove` clears it.
+    private func forEachRoute(of registration: Registration, _ body: (Route) -> Void) {
+        if case .instance(let senderKey) = registration.senders {
+            senders.withValue(Self.key(senderKey)) { index in
+                for route in index.routes.values where route.mailTypes.contains(registration.mailType) {
+                    body(route)
+                }
+            }
+        } else {
+            mailTypes.withValue(Self.key(registration.mailType)) { index in
+                for route in index.routes where registration.senders.admits(senderClass: route.senderClass) {
+                    body(route)
+                }
+            }
         }
     }
 
     // MARK: - Unregistering
 
-    mutating func remove(_ id: RecipientId, garbage: inout [AnyObject]) {
-        guard let record = records.removeValue(forKey: id) else { return }
+    mutating func remove(_ id: RecipientId, garbage: inout Garbage) {
+        guard let record = records[id.key] else { return }
+        records[id.key] = nil
         let registration = record.registration
-        for route in record.routes {
-            route.remove(order: record.order)
-        }
+        forEachRoute(of: registration) { $0.remove(order: record.order) }
         registration.standing?.lower()
-        dropId(id, ofMailType: registration.mailType)
+        dropId(ofMailType: registration.mailType)
         if case .instance(let senderKey) = registration.senders {
-            senders[senderKey]?.ids.removeAll { $0 == id }
-            if senders[senderKey]?.ids.isEmpty == true {
+            let emptied = senders.modifyIfPresent(Self.key(senderKey)) { index -> Bool in
+                index.ids.removeAll { $0 == id }
+                return index.ids.isEmpty
+            }
+            if emptied == true {
                 dropSender(senderKey, garbage: &garbage)
             }
         }
         if let recipientKey = registration.recipientKey {
-            recipients[recipientKey]?.removeAll { $0 == id }
-            if recipients[recipientKey]?.isEmpty == true {
-                recipients[recipientKey] = nil
+            let emptied = recipients.modifyIfPresent(Self.key(recipientKey)) { ids -> Bool in
+                ids.removeAll { $0 == id }
+                return ids.isEmpty
+            }
+            if emptied == true {
+                recipients[Self.key(recipientKey)] = nil
             }
         }
         garbage.append(registration)
     }
 
-    mutating func remove(_ ids: some Sequence<RecipientId>, garbage: inout [AnyObject]) {
+    mutating func remove(_ ids: some Sequence<RecipientId>, garbage: inout Garbage) {
         for id in ids {
             remove(id, garbage: &garbage)
         }
@@ -135,28 +145,33 @@ struct Registry {
 
     /// Lowers every registration's standing, so that none of their queued deliveries that has not started runs.
     func dropQueuedDeliveries() {
-        for record in records.values {
+        for record in records.allValues {
             record.registration.standing?.lower()
         }
     }
 
     /// The method registrations whose recipient is the object with this identifier.
     func registrations(ofRecipient recipientKey: ObjectIdentifier) -> [RecipientId] {
-        recipients[recipientKey] ?? []
+        recipients[Self.key(recipientKey)] ?? []
     }
 
-    private mutating func dropId(_ id: RecipientId, ofMailType mailType: ObjectIdentifier) {
-        guard var index = mailTypes[mailType] else { return }
-        index.removedIds += 1
-        if index.removedIds > 16, index.removedIds * 2 > index.ids.count {
-            index.ids.removeAll { records[$0] == nil }
+    /// Counts a removed id of the mail type, and drops the removed ids from its list once they are the most.
+    private mutating func dropId(ofMailType mailType: ObjectIdentifier) {
+        let compact = mailTypes.modifyIfPresent(Self.key(mailType)) { index -> Bool in
+            index.removedIds += 1
+            return index.removedIds > 16 && index.removedIds * 2 > index.ids.count
+        }
+        guard compact == true else { return }
+        let records = records
+        mailTypes.modifyIfPresent(Self.key(mailType)) { index in
+            index.ids.removeAll { records[$0.key] == nil }
             index.removedIds = 0
         }
-        mailTypes[mailType] = index
     }
 
-    private mutating func dropSender(_ senderKey: ObjectIdentifier, garbage: inout [AnyObject]) {
-        guard let index = senders.removeValue(forKey: senderKey) else { return }
+    private mutating func dropSender(_ senderKey: ObjectIdentifier, garbage: inout Garbage) {
+        guard let index = senders[Self.key(senderKey)] else { return }
+        senders[Self.key(senderKey)] = nil
         senderTable.remove(Self.senderKey(senderKey))
         garbage.append(index.identity)
         for (mailType, route) in index.routes {
@@ -169,15 +184,15 @@ struct Registry {
 
     /// The route for posts of `mailType` with no sender (`senderClass == nil`) or a sender of `senderClass`,
     /// built and published on first use.
-    mutating func typeRoute(for mailType: Any.Type, senderClass: AnyClass?, garbage: inout [AnyObject]) -> Route {
+    mutating func typeRoute(for mailType: Any.Type, senderClass: AnyClass?, garbage: inout Garbage) -> Route {
         let key = Self.typeKey(mailType, senderClass: senderClass)
         if let route = typeRoutes[key] { return route }
         let lineage = Self.lineage(of: mailType)
-        let members = lineage.flatMap { mailTypes[$0]?.ids ?? [] }.compactMap { records[$0] }
+        let members = lineage.flatMap { mailTypes[Self.key($0)]?.ids ?? [] }.compactMap { records[$0.key] }
             .filter { $0.registration.senders.admits(senderClass: senderClass) }
-        let route = makeRoute(lineage: lineage, senderClass: senderClass, members: members)
+        let route = Self.makeRoute(lineage: lineage, senderClass: senderClass, members: members)
         for type in lineage {
-            mailTypes[type, default: MailTypeIndex()].routes.append(route)
+            mailTypes.modify(Self.key(type), default: MailTypeIndex()) { $0.routes.append(route) }
         }
         typeRoutes[key] = route
         typeTable.insert(UInt(bitPattern: route.published.address), for: key, garbage: &garbage)
@@ -186,14 +201,14 @@ struct Registry {
 
     /// The route for posts of `mailType` from exactly `sender`, built and published on first use; `nil` when
     /// no registration listens to that sender.
-    mutating func instanceRoute(for mailType: Any.Type, sender: SendableObject, garbage: inout [AnyObject]) -> Route? {
+    mutating func instanceRoute(for mailType: Any.Type, sender: SendableObject, garbage: inout Garbage) -> Route? {
         let senderKey = ObjectIdentifier(sender)
-        guard let index = senders[senderKey] else { return nil }
+        guard let index = senders[Self.key(senderKey)] else { return nil }
         if let route = index.routes[ObjectIdentifier(mailType)] { return route }
         let lineage = Self.lineage(of: mailType)
-        let members = index.ids.compactMap { records[$0] }.filter { lineage.contains($0.registration.mailType) }
-        let route = makeRoute(lineage: lineage, senderClass: nil, members: members)
-        senders[senderKey]?.routes[ObjectIdentifier(mailType)] = route
+        let members = index.ids.compactMap { records[$0.key] }.filter { lineage.contains($0.registration.mailType) }
+        let route = Self.makeRoute(lineage: lineage, senderClass: nil, members: members)
+        senders.modifyIfPresent(Self.key(senderKey)) { $0.routes[ObjectIdentifier(mailType)] = route }
         senderTable.insert(
             UInt(bitPattern: route.published.address),
             for: Self.senderKey(senderKey, mailType: ObjectIdentifier(mailType)),
@@ -202,17 +217,12 @@ struct Registry {
         return route
     }
 
-    private mutating func makeRoute(lineage: [ObjectIdentifier], senderClass: AnyClass?, members: [Record]) -> Route {
-        let members = members.sorted { $0.order < $1.order }
-        let route = Route(
+    private static func makeRoute(lineage: [ObjectIdentifier], senderClass: AnyClass?, members: [Record]) -> Route {
+        Route(
             mailTypes: Set(lineage),
             senderClass: senderClass,
-            registrations: members.map { ($0.order, $0.registration) }
+            registrations: members.sorted { $0.order < $1.order }.map { ($0.order, $0.registration) }
         )
-        for member in members {
-            records[member.registration.id]?.routes.append(route)
-        }
-        return route
     }
 
     /// The mail type and, for a class, each of its superclasses.
@@ -226,7 +236,11 @@ struct Registry {
         return lineage
     }
 
-    // MARK: - Keys of the published tables
+    // MARK: - Keys
+
+    private static func key(_ identifier: ObjectIdentifier) -> UInt64 {
+        UInt64(UInt(bitPattern: identifier))
+    }
 
     static func typeKey(_ mailType: Any.Type, senderClass: AnyClass?) -> RouteTable.Key {
         RouteTable.Key(
@@ -267,7 +281,7 @@ struct PublishedTable {
         cell.storeRelease(UInt(bitPattern: table.address))
     }
 
-    mutating func insert(_ value: UInt, for key: RouteTable.Key, garbage: inout [AnyObject]) {
+    mutating func insert(_ value: UInt, for key: RouteTable.Key, garbage: inout Garbage) {
         guard !table.insert(value, for: key) else { return }
         let grown = table.grown()
         _ = grown.insert(value, for: key)

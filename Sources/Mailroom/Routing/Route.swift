@@ -15,8 +15,10 @@ final class Route {
     /// Holds the address of the current entries' memory.
     let published: AtomicWord
 
-    private var entries: Entries
-    private var retiredEntries: [(entries: Entries, stamp: UInt)] = []
+    // Only writers touch these, under the office lock, which already makes every access exclusive: Swift's
+    // run-time exclusivity checks on them would only add cost to registering and unregistering.
+    @exclusivity(unchecked) private var entries: Entries
+    @exclusivity(unchecked) private var retiredEntries: [(entries: Entries, stamp: UInt)] = []
 
     init(
         mailTypes: Set<ObjectIdentifier>, senderClass: AnyClass?,
@@ -79,8 +81,9 @@ extension Route {
     final class Entries {
         let address: UnsafeMutablePointer<UInt>
         private let capacity: Int
-        private(set) var liveCount = 0
-        private(set) var clearedCount = 0
+        // Writers only, under the office lock (see `Route.entries`).
+        @exclusivity(unchecked) private(set) var liveCount = 0
+        @exclusivity(unchecked) private(set) var clearedCount = 0
 
         init(capacity: Int) {
             self.capacity = capacity

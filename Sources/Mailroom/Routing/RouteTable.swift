@@ -17,8 +17,9 @@ final class RouteTable {
     /// The published memory: `[mask, (first, second, value) × (mask + 1)]`.
     let address: UnsafeMutablePointer<UInt>
     private let capacity: Int
-    private(set) var count = 0
-    private var used = 0
+    // Writers only, under the office lock (see `Route.entries`).
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var used = 0
 
     init(capacity: Int = 8) {
         precondition(capacity > 0 && capacity & (capacity - 1) == 0, "capacity must be a power of two")

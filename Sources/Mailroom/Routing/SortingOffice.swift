@@ -76,8 +76,8 @@ final class SortingOffice: Sendable {
 
     /// Runs `body` under the lock, then retires whatever it unlinked.
     @discardableResult
-    private func change<Result>(_ body: (inout Registry, inout [AnyObject]) -> Result) -> Result {
-        var garbage: [AnyObject] = []
+    private func change<Result>(_ body: (inout Registry, inout Garbage) -> Result) -> Result {
+        var garbage = Garbage()
         let result = registry.withLock { body(&$0, &garbage) }
         Reclamation.retire(garbage)
         return result

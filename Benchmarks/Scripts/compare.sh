@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Mailroom against NotificationCenter, in one command: builds the Comparison tool in release, runs every
+# scenario interleaved (9 rounds, median) and the cost-against-recipients curve, and writes
+#   Benchmarks/Results/comparison.md   the table (also printed)
+#   Benchmarks/Results/curve.csv       ns per post for 1, 10, 100, 1000 recipients
+#   docs/performance-curve.svg         the curve, drawn by Scripts/chart.py
+# Extra arguments go to Comparison (e.g. --rounds 15). Exits 0 whatever the targets: it is a report.
+#
+#   Benchmarks/Scripts/compare.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift build -c release --product Comparison
+"$(swift build -c release --show-bin-path)/Comparison" --curve --results Results "$@"
+python3 Scripts/chart.py Results/curve.csv ../docs/performance-curve.svg
