@@ -11,6 +11,7 @@ let package = Package(
         .target(name: "Mailroom", dependencies: ["_MailroomAtomics"]),
         .target(name: "_MailroomAtomics"),
         .executableTarget(name: "Tour", dependencies: ["Mailroom"], path: "Examples/Tour"),
+        .executableTarget(name: "ConcurrencyTour", dependencies: ["Mailroom"], path: "Examples/ConcurrencyTour"),
         .testTarget(name: "MailroomTests", dependencies: ["Mailroom"]),
         .executableTarget(name: "MemoryCheck", dependencies: ["Mailroom"], path: "Tests/MemoryCheck"),
     ],

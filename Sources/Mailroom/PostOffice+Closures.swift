@@ -17,7 +17,7 @@ extension PostOffice {
         queue: DispatchQueue? = nil,
         _ handler: @escaping @Sendable (M) -> Void
     ) -> RecipientId {
-        enroll(Registration(M.self, queue: queue) { mail, _, _ in handler(mail.load(as: M.self)) })
+        enroll(Registration(M.self, delivery: .on(queue)) { mail, _, _ in handler(mail.load(as: M.self)) })
     }
 
     /// Registers `handler` for every `M` posted with a sender of class `S` or a subclass of it.
@@ -30,7 +30,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, senders: .kind(S.self, orNoSender: false), queue: queue) { mail, sender, _ in
+            Registration(M.self, senders: .kind(S.self, orNoSender: false), delivery: .on(queue)) { mail, sender, _ in
                 handler(mail.load(as: M.self), sender.known(as: S.self))
             }
         )
@@ -47,7 +47,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S?) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, senders: .kind(S.self, orNoSender: true), queue: queue) { mail, sender, _ in
+            Registration(M.self, senders: .kind(S.self, orNoSender: true), delivery: .on(queue)) { mail, sender, _ in
                 handler(mail.load(as: M.self), sender.knownOrNil(as: S.self))
             }
         )
@@ -65,7 +65,7 @@ extension PostOffice {
         _ mailType: M.Type,
         _ handler: @escaping @Sendable () -> Void
     ) -> RecipientId {
-        enroll(Registration(M.self, queue: queue) { _, _, _ in handler() })
+        enroll(Registration(M.self, delivery: .on(queue)) { _, _, _ in handler() })
     }
 
     /// Registers `handler` for every `M` posted by exactly `sender` (compared with `===`).
@@ -78,7 +78,10 @@ extension PostOffice {
         sender: S,
         _ handler: @escaping @Sendable (M) -> Void
     ) -> RecipientId {
-        enroll(Registration(M.self, exactSender: sender, queue: queue) { mail, _, _ in handler(mail.load(as: M.self)) })
+        enroll(
+            Registration(M.self, exactSender: sender, delivery: .on(queue)) { mail, _, _ in
+                handler(mail.load(as: M.self))
+            })
     }
 
     /// Registers `handler` for every `M` posted by exactly `sender` (compared with `===`), which it receives.
@@ -92,7 +95,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, exactSender: sender, queue: queue) { mail, sender, _ in
+            Registration(M.self, exactSender: sender, delivery: .on(queue)) { mail, sender, _ in
                 handler(mail.load(as: M.self), sender.known(as: S.self))
             }
         )
@@ -110,6 +113,6 @@ extension PostOffice {
         _ mailType: M.Type,
         _ handler: @escaping @Sendable () -> Void
     ) -> RecipientId {
-        enroll(Registration(M.self, exactSender: sender, queue: queue) { _, _, _ in handler() })
+        enroll(Registration(M.self, exactSender: sender, delivery: .on(queue)) { _, _, _ in handler() })
     }
 }

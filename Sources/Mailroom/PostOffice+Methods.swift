@@ -8,8 +8,7 @@ import Dispatch
 /// removes all of an object's method registrations at once.
 ///
 /// The object must be `Sendable`, since the method may be called on the posting thread or on `queue`.
-/// A `@MainActor` class is `Sendable`; note that Swift 6.3 accepts its isolated methods here without
-/// keeping their isolation, so such a method is called on whatever thread posts (see the package README).
+/// A `@MainActor` class's methods are delivered on the main actor instead: see the main-actor forms.
 extension PostOffice {
     /// Registers `method` of `recipient` for every posted `M`, whatever its sender.
     /// - Returns: The id that unregisters it.
@@ -20,7 +19,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> (M) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, recipient: recipient, queue: queue) { mail, _, recipient in
+            Registration(M.self, recipient: recipient, delivery: .on(queue)) { mail, _, recipient in
                 method(recipient.known(as: R.self))(mail.load(as: M.self))
             }
         )
@@ -35,7 +34,8 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> (M, S) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, senders: .kind(S.self, orNoSender: false), recipient: recipient, queue: queue) {
+            Registration(M.self, senders: .kind(S.self, orNoSender: false), recipient: recipient, delivery: .on(queue))
+            {
                 mail, sender, recipient in
                 method(recipient.known(as: R.self))(mail.load(as: M.self), sender.known(as: S.self))
             }
@@ -52,7 +52,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> (M, S?) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, senders: .kind(S.self, orNoSender: true), recipient: recipient, queue: queue) {
+            Registration(M.self, senders: .kind(S.self, orNoSender: true), recipient: recipient, delivery: .on(queue)) {
                 mail, sender, recipient in
                 method(recipient.known(as: R.self))(mail.load(as: M.self), sender.knownOrNil(as: S.self))
             }
@@ -73,7 +73,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> () -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, recipient: recipient, queue: queue) { _, _, recipient in
+            Registration(M.self, recipient: recipient, delivery: .on(queue)) { _, _, recipient in
                 method(recipient.known(as: R.self))()
             }
         )
@@ -92,7 +92,8 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> (M) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, exactSender: sender, recipient: recipient, queue: queue) { mail, _, recipient in
+            Registration(M.self, exactSender: sender, recipient: recipient, delivery: .on(queue)) {
+                mail, _, recipient in
                 method(recipient.known(as: R.self))(mail.load(as: M.self))
             }
         )
@@ -111,7 +112,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> (M, S) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, exactSender: sender, recipient: recipient, queue: queue) {
+            Registration(M.self, exactSender: sender, recipient: recipient, delivery: .on(queue)) {
                 mail, sender, recipient in
                 method(recipient.known(as: R.self))(mail.load(as: M.self), sender.known(as: S.self))
             }
@@ -132,7 +133,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> () -> Void
     ) -> RecipientId {
         enroll(
-            Registration(M.self, exactSender: sender, recipient: recipient, queue: queue) { _, _, recipient in
+            Registration(M.self, exactSender: sender, recipient: recipient, delivery: .on(queue)) { _, _, recipient in
                 method(recipient.known(as: R.self))()
             }
         )

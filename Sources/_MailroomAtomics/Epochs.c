@@ -10,7 +10,6 @@ _Thread_local mailroom_reader *mailroom_current_reader = 0;
 static mailroom_reader *registry_head = 0;
 static pthread_key_t thread_exit_key;
 static pthread_once_t thread_exit_key_once = PTHREAD_ONCE_INIT;
-static uint64_t last_registration_number = 0;
 
 // A finished thread hands its slot back for the next new thread; slots are never freed, so their number is
 // bounded by the most threads that were ever reading at once.
@@ -79,8 +78,4 @@ uintptr_t mailroom_epoch_oldest_reader(void) {
         }
     }
     return oldest;
-}
-
-uint64_t mailroom_next_registration_number(void) {
-    return __atomic_add_fetch(&last_registration_number, 1, __ATOMIC_RELAXED);
 }

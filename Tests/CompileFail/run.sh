@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles each snippet in this folder against the built Mailroom module and checks that it fails with the
-# error its first line names (`// expect-error: ...`): misuse that must be a compile error stays one.
+# error its first line names (`// expect-error: ...`): misuse that must be a compile error stays one. A second
+# line `// flags: ...` adds compiler flags (`-warnings-as-errors` for a misuse Swift reports as a warning).
 #
 #   Tests/CompileFail/run.sh        (after `swift build`)
 set -euo pipefail
@@ -15,7 +16,8 @@ for snippet in "$here"/*.swift; do
         failures=$((failures + 1))
         continue
     fi
-    if output="$(swiftc -typecheck -swift-version 6 -I "$bin/Modules" \
+    read -r -a flags <<<"$(sed -n '2s|^// flags: ||p' "$snippet")"
+    if output="$(swiftc -typecheck -swift-version 6 "${flags[@]}" -I "$bin/Modules" \
         -Xcc -fmodule-map-file="$bin/_MailroomAtomics.build/module.modulemap" "$snippet" 2>&1)"; then
         echo "FAIL $(basename "$snippet"): compiled, but must fail with: $expected"
         failures=$((failures + 1))

@@ -269,10 +269,11 @@ func drain(_ queue: DispatchQueue, sourceLocation: SourceLocation = #_sourceLoca
 }
 
 /// Blocks the serial `queue` until the returned gate is opened (or, so that a failing test never leaves a
-/// thread stuck, for at most the default timeout).
+/// thread stuck, for at most a minute: long enough that a test starved of CPU under a sanitizer still opens the
+/// gate itself).
 func block(_ queue: DispatchQueue) -> Gate {
     let gate = Gate()
-    queue.async { _ = gate.semaphore.wait(timeout: .now() + defaultTimeout) }
+    queue.async { _ = gate.semaphore.wait(timeout: .now() + .seconds(60)) }
     return gate
 }
 

@@ -26,6 +26,8 @@ struct AtomicWord: @unchecked Sendable {
     @inline(__always) func loadAcquire() -> UInt { mailroom_load_acquire(address) }
     @inline(__always) func storeRelaxed(_ value: UInt) { mailroom_store_relaxed(address, value) }
     @inline(__always) func storeRelease(_ value: UInt) { mailroom_store_release(address, value) }
+    @inline(__always) func increment() { _ = mailroom_increment(address) }
+    @inline(__always) func decrement() { _ = mailroom_decrement(address) }
 }
 
 /// A flag that starts raised and can be lowered once, read from any thread.
@@ -37,4 +39,18 @@ final class AtomicFlag: Sendable {
     var isRaised: Bool { word.loadAcquire() != 0 }
 
     func lower() { word.storeRelease(0) }
+}
+
+/// A count that several threads change and read.
+@usableFromInline
+final class AtomicCounter: Sendable {
+    private let word = AtomicWord.allocate(0)
+
+    deinit { word.deallocate() }
+
+    var value: UInt { word.loadAcquire() }
+
+    func increment() { word.increment() }
+
+    func decrement() { word.decrement() }
 }

@@ -1,4 +1,4 @@
-// Word-sized atomics and reader epochs for Mailroom.
+// Word-sized atomics, reader epochs, and a few facts about threads, for Mailroom.
 //
 // Swift has no atomics that build on every platform Mailroom supports (Synchronization's `Atomic` needs
 // macOS 15 / iOS 18), so the few atomic operations the library needs live here, as `static inline`
@@ -31,6 +31,11 @@ static inline void mailroom_store_release(uintptr_t *word, uintptr_t value) {
 /// Sequentially consistent increment; returns the new value.
 static inline uintptr_t mailroom_increment(uintptr_t *word) {
     return __atomic_add_fetch(word, 1, __ATOMIC_SEQ_CST);
+}
+
+/// Sequentially consistent decrement; returns the new value.
+static inline uintptr_t mailroom_decrement(uintptr_t *word) {
+    return __atomic_sub_fetch(word, 1, __ATOMIC_SEQ_CST);
 }
 
 // MARK: - Reader epochs
@@ -110,6 +115,19 @@ static inline void mailroom_epoch_set_newest_retired(uintptr_t stamp) {
 /// The oldest epoch any reader announced, or UINTPTR_MAX when no thread is reading. An object stamped with
 /// `stamp` may be freed when this returns a value >= `stamp`.
 uintptr_t mailroom_epoch_oldest_reader(void);
+
+/// True on the process's main thread, where the main actor runs. Answered once per thread, then from a
+/// thread-local cache.
+bool mailroom_is_main_thread_slow(void);
+extern _Thread_local int8_t mailroom_main_thread_state; // 0: not asked yet, 1: main thread, 2: another thread
+
+static inline bool mailroom_is_main_thread(void) {
+    int8_t state = mailroom_main_thread_state;
+    if (__builtin_expect(state == 0, 0)) {
+        return mailroom_is_main_thread_slow();
+    }
+    return state == 1;
+}
 
 /// Process-wide unique, increasing registration numbers, starting at 1.
 uint64_t mailroom_next_registration_number(void);
