@@ -5,14 +5,16 @@ let package = Package(
     name: "Mailroom",
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
     products: [
-        .library(name: "Mailroom", targets: ["Mailroom"])
+        .library(name: "Mailroom", targets: ["Mailroom"]),
+        .library(name: "MailroomTesting", targets: ["MailroomTesting"]),
     ],
     targets: [
         .target(name: "Mailroom", dependencies: ["_MailroomAtomics"]),
         .target(name: "_MailroomAtomics"),
+        .target(name: "MailroomTesting", dependencies: ["Mailroom"]),
         .executableTarget(name: "Tour", dependencies: ["Mailroom"], path: "Examples/Tour"),
         .executableTarget(name: "ConcurrencyTour", dependencies: ["Mailroom"], path: "Examples/ConcurrencyTour"),
-        .testTarget(name: "MailroomTests", dependencies: ["Mailroom"]),
+        .testTarget(name: "MailroomTests", dependencies: ["Mailroom", "MailroomTesting"]),
         .executableTarget(name: "MemoryCheck", dependencies: ["Mailroom"], path: "Tests/MemoryCheck"),
     ],
     swiftLanguageModes: [.v6]

@@ -12,7 +12,11 @@ budgets=instruction-budgets.txt
 scenarios=(post-1-closure post-100-closures post-1-closure-1000-other-types)
 tolerance_percent=10
 
-swift build -c release --product InstructionCounts >/dev/null
+build_log="$(mktemp)"
+if ! swift build -c release --product InstructionCounts >"$build_log" 2>&1; then
+    cat "$build_log"
+    exit 1
+fi
 binary="$(mktemp -d)/InstructionCounts"
 # valgrind 3.19 cannot read the DWARF 5 debug information Swift 6 emits; the symbol table is enough.
 cp "$(swift build -c release --show-bin-path)/InstructionCounts" "$binary"

@@ -1,4 +1,4 @@
-// Registration numbers, and recognizing the main thread.
+// Registration numbers, registration options, and recognizing the main thread.
 #include "_MailroomAtomics.h"
 
 #include <pthread.h>
@@ -10,6 +10,7 @@
 static uint64_t last_registration_number = 0;
 
 _Thread_local int8_t mailroom_main_thread_state = 0;
+_Thread_local void *mailroom_enrollment_options = 0;
 
 bool mailroom_is_main_thread_slow(void) {
 #if defined(__APPLE__)

@@ -27,10 +27,14 @@ struct AtomicWord: @unchecked Sendable {
     @inline(__always) func storeRelaxed(_ value: UInt) { mailroom_store_relaxed(address, value) }
     @inline(__always) func storeRelease(_ value: UInt) { mailroom_store_release(address, value) }
     @inline(__always) func increment() { _ = mailroom_increment(address) }
+    @inline(__always) func compareExchange(expected: UInt, desired: UInt) -> Bool {
+        mailroom_compare_exchange(address, expected, desired)
+    }
     @inline(__always) func decrement() { _ = mailroom_decrement(address) }
 }
 
 /// A flag that starts raised and can be lowered once, read from any thread.
+@usableFromInline
 final class AtomicFlag: Sendable {
     private let word = AtomicWord.allocate(1)
 
@@ -39,6 +43,11 @@ final class AtomicFlag: Sendable {
     var isRaised: Bool { word.loadAcquire() != 0 }
 
     func lower() { word.storeRelease(0) }
+
+    /// Lowers the flag if it is raised; true for exactly one caller, however many threads try at once.
+    func lowerIfRaised() -> Bool {
+        word.loadAcquire() != 0 && word.compareExchange(expected: 1, desired: 0)
+    }
 }
 
 /// A count that several threads change and read.

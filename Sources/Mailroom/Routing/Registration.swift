@@ -24,6 +24,11 @@ final class Registration: Sendable {
     typealias AsyncHandler =
         @Sendable (_ mail: any Sendable, _ sender: SendableObject?, _ recipient: SendableObject?) async -> Void
 
+    /// Like ``Handler``, for a registration for a protocol: the mail comes boxed, to be cast to it.
+    @usableFromInline
+    typealias ConformingHandler =
+        @Sendable (_ mail: any Mail, _ sender: SendableObject?, _ recipient: SendableObject?) -> Void
+
     /// Where and when a registration's handler runs.
     @usableFromInline
     enum Delivery: Sendable {
@@ -36,6 +41,13 @@ final class Registration: Sendable {
         case mainActor(backlog: AtomicCounter)
         /// On a task, one mail at a time, in post order (async handlers and actors).
         case serially(Mailbox)
+        /// As `inner`, for a registration for a protocol: the mail is boxed and handed to its
+        /// ``Registration/Conformance``.
+        indirect case conforming(Delivery)
+        /// As `inner`, once: the first delivery lowers `claim`, and the registration is then spent.
+        indirect case once(Delivery, claim: AtomicFlag)
+        /// As `inner`, while the owner the registration was tied to lives.
+        indirect case owned(Delivery)
 
         /// On `queue`, or on the posting thread when it is `nil`.
         @usableFromInline
@@ -44,24 +56,36 @@ final class Registration: Sendable {
         }
     }
 
+    /// What a registration for a protocol needs: which mail conforms, and its handler.
+    @usableFromInline
+    struct Conformance: Sendable {
+        let admits: @Sendable (any Mail) -> Bool
+        let handler: ConformingHandler
+    }
+
     let id = RecipientId.next()
     let mailType: ObjectIdentifier
+    /// The registered mail type, or the protocol's existential type: for introspection.
+    let registeredType: Any.Type
+    /// For a registration for a protocol (or `any Mail`); `nil` for one for a mail type.
+    let conformance: Conformance?
     let senders: SenderFilter
     /// The exact sender of a `register(sender:...)` registration.
     weak let sender: SendableObject?
     /// The recipient of a method (or actor) registration.
     weak let recipient: SendableObject?
     let recipientKey: ObjectIdentifier?
+    /// The object this registration was tied to (``PostOffice/tie(to:_:)``): it ends when that object goes.
+    weak let owner: SendableObject?
+    let isTied: Bool
     /// Raised while registered; a delivery that was deferred and finds it lowered is dropped. `nil` for
     /// registrations that only deliver at once.
     let standing: AtomicFlag?
-    private let delivery: Delivery
+    let delivery: Delivery
     /// Not optional: a closure stored in an `Optional` is reabstracted, and calling it allocates.
-    private let handler: Handler
+    let handler: Handler
     /// Called when the registration is freed: after it was removed and no post or queued delivery holds it.
     private let whenGone: (@Sendable () -> Void)?
-    /// The registered mail type, to copy the mail for a deferred delivery.
-    private let mailMetatype: any Mail.Type
 
     /// A registration for mail of type `M`, whose handler runs at once, on a queue or on the main actor.
     /// - Parameters:
@@ -79,7 +103,7 @@ final class Registration: Sendable {
         whenGone: (@Sendable () -> Void)? = nil,
         handler: @escaping Handler
     ) {
-        self.init(M.self, senders, exactSender, recipient, delivery, handler, whenGone: whenGone)
+        self.init(M.self, nil, senders, exactSender, recipient, delivery, handler, whenGone)
     }
 
     /// A registration for mail of type `M` whose handler runs on the main actor: `body` gets the mail, the
@@ -96,7 +120,7 @@ final class Registration: Sendable {
             let mail = mail.load(as: M.self)
             MainActor.assumeIsolated { body(mail, sender, recipient) }
         }
-        self.init(M.self, senders, exactSender, recipient, .mainActor(backlog: AtomicCounter()), handler)
+        self.init(M.self, nil, senders, exactSender, recipient, .mainActor(backlog: AtomicCounter()), handler, nil)
     }
 
     /// A registration for mail of type `M` whose handler suspends: it runs on a task, one mail at a time, in
@@ -113,21 +137,55 @@ final class Registration: Sendable {
             guard let mail = mail as? M else { return }
             await body(mail, sender, recipient)
         }
-        self.init(M.self, senders, exactSender, recipient, .serially(Mailbox(handler)), Self.unusedHandler)
+        self.init(M.self, nil, senders, exactSender, recipient, .serially(Mailbox(handler)), Self.unusedHandler, nil)
     }
 
-    /// The handler of a serial registration, which delivers through its mailbox instead.
+    /// A registration for every mail whose type conforms to the protocol `P` (`any P`; `any Mail` for all
+    /// mail), delivered at once or on `queue`. Other parameters as for the first initializer.
+    @usableFromInline
+    convenience init<P>(
+        conformingTo _: P.Type,
+        senders: SenderFilter = .any,
+        exactSender: SendableObject? = nil,
+        queue: DispatchQueue?,
+        handler: @escaping @Sendable (P, SendableObject?) -> Void
+    ) {
+        let conformance = Conformance(
+            admits: { $0 is P },
+            handler: { mail, sender, _ in
+                guard let mail = mail as? P else { return }
+                handler(mail, sender)
+            }
+        )
+        let delivery = Delivery.conforming(.on(queue))
+        self.init(P.self, conformance, senders, exactSender, nil, delivery, Self.unusedHandler, nil)
+    }
+
+    /// The handler of a registration that delivers some other way (a mailbox, a conformance).
     private static let unusedHandler: Handler = { _, _, _ in }
 
-    private init<M: Mail>(
-        _: M.Type, _ senders: SenderFilter, _ exactSender: SendableObject?, _ recipient: SendableObject?,
-        _ delivery: Delivery, _ handler: @escaping Handler, whenGone: (@Sendable () -> Void)? = nil
+    private init(
+        _ registeredType: Any.Type, _ conformance: Conformance?, _ senders: SenderFilter,
+        _ exactSender: SendableObject?, _ recipient: SendableObject?, _ delivery: Delivery,
+        _ handler: @escaping Handler, _ whenGone: (@Sendable () -> Void)?
     ) {
-        mailType = ObjectIdentifier(M.self)
+        let options = EnrollmentOptions.current
+        mailType = ObjectIdentifier(registeredType)
+        self.registeredType = registeredType
+        self.conformance = conformance
         self.senders = exactSender.map { .instance(ObjectIdentifier($0)) } ?? senders
         sender = exactSender
         self.recipient = recipient
         recipientKey = recipient.map(ObjectIdentifier.init)
+        owner = options?.owner
+        isTied = options?.owner != nil
+        var delivery = delivery
+        if isTied {
+            delivery = .owned(delivery)
+        }
+        if options?.isOneShot == true {
+            delivery = .once(delivery, claim: AtomicFlag())
+        }
         if case .now = delivery {
             standing = nil
         } else {
@@ -136,97 +194,32 @@ final class Registration: Sendable {
         self.delivery = delivery
         self.handler = handler
         self.whenGone = whenGone
-        mailMetatype = M.self
     }
 
     deinit {
         whenGone?()
     }
 
-    /// Delivers mail whose type is the registered mail type or a subclass of it, from a sender this
-    /// registration accepts. A delivery that does not run now joins `receipt`, if given, until it ran.
-    @inline(__always)
-    func deliver(_ mail: UnsafeRawPointer, from sender: SendableObject?, receipt: Receipt?) {
-        if case .now = delivery {
-            runNow(mail, from: sender)
-        } else {
-            deliverLater(mail, from: sender, receipt: receipt)
-        }
-    }
-
-    @inline(__always)
-    private func runNow(_ mail: UnsafeRawPointer, from sender: SendableObject?) {
-        if recipientKey == nil {
-            handler(mail, sender, nil)
-        } else if let recipient {
-            handler(mail, sender, recipient)
-        }
-    }
-
-    @inline(never)
-    private func deliverLater(_ mail: UnsafeRawPointer, from sender: SendableObject?, receipt: Receipt?) {
-        switch delivery {
-        case .now:
-            runNow(mail, from: sender)
-        case .queue(let queue):
-            enqueue(mail, from: sender, on: queue, receipt: receipt)
-        case .mainActor(let backlog) where backlog.value == 0 && MainActorContext.isCurrent:
-            runNow(mail, from: sender)
-        case .mainActor(let backlog):
-            // Counted until its block has run, so that a post made on the main actor meanwhile waits its turn.
-            backlog.increment()
-            enqueue(mail, from: sender, on: .main, receipt: receipt, finally: backlog.decrement)
-        case .serially(let mailbox):
-            receipt?.begin()
-            if mailbox.append(Self.copy(mail, as: mailMetatype), from: sender, receipt: receipt) {
-                Task.detached { await self.drain(mailbox) }
-            }
-        }
-    }
-
-    /// Copies the mail, and delivers it on `queue` unless the registration is removed before that.
-    private func enqueue(
-        _ mail: UnsafeRawPointer, from sender: SendableObject?, on queue: DispatchQueue, receipt: Receipt?,
-        finally: @escaping @Sendable () -> Void = {}
-    ) {
-        let mail = Self.copy(mail, as: mailMetatype)
-        receipt?.begin()
-        queue.async { [self] in
-            defer {
-                finally()
-                receipt?.end()
-            }
-            guard isStanding else { return }
-            let recipient = recipient
-            guard recipientKey == nil || recipient != nil else { return }
-            withUnsafePointer(toOpened: mail) { handler($0, sender, recipient) }
-        }
-    }
-
-    /// Runs the async handler on each mail waiting in `mailbox`, one at a time, until it is empty.
-    private func drain(_ mailbox: Mailbox) async {
-        while let letter = mailbox.next() {
-            if isStanding {
-                let recipient = recipient
-                if recipientKey == nil || recipient != nil {
-                    await mailbox.handler(letter.mail, letter.sender, recipient)
-                }
-            }
-            letter.receipt?.end()
-        }
-    }
-
-    private var isStanding: Bool {
-        standing?.isRaised ?? true
-    }
-
-    private static func copy<M: Mail>(_ mail: UnsafeRawPointer, as _: M.Type) -> any Sendable {
-        mail.load(as: M.self)
-    }
-
-    /// False once a method recipient or an exact sender has gone.
+    /// False once a method recipient, an exact sender or the owner it was tied to has gone, or once a
+    /// one-shot registration was delivered.
     var isAlive: Bool {
         (recipientKey == nil || recipient != nil) && (sender != nil || !senders.isInstance)
+            && (!isTied || owner != nil) && !isSpent
+    }
+
+    /// True for a registration that can stop being alive without being unregistered.
+    var isMortal: Bool {
+        recipientKey != nil || senders.isInstance || isTied || isOneShot
+    }
+
+    var isOneShot: Bool {
+        if case .once = delivery { return true }
+        return false
+    }
+
+    private var isSpent: Bool {
+        if case .once(_, let claim) = delivery { return !claim.isRaised }
+        return false
     }
 
     /// This registration's address, as routes store it.
@@ -241,15 +234,10 @@ final class Registration: Sendable {
     /// Calls `body` with the registration at `address` without retaining it: the caller's read section keeps
     /// it alive.
     @inline(__always)
-    static func withRegistration(at address: UInt, _ body: (Registration) -> Void) {
+    static func withRegistration<Result>(at address: UInt, _ body: (Registration) -> Result) -> Result {
         Unmanaged<Registration>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
             ._withUnsafeGuaranteedRef(body)
     }
-}
-
-/// Calls `body` with a pointer to the value inside the existential `value`.
-private func withUnsafePointer<Value: Sendable>(toOpened value: Value, _ body: (UnsafeRawPointer) -> Void) {
-    withUnsafePointer(to: value) { body(UnsafeRawPointer($0)) }
 }
 
 extension Optional where Wrapped == SendableObject {

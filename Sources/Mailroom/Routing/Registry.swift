@@ -5,6 +5,9 @@
 /// a new registration is appended to each route it belongs to, a removed one is cleared from them. So the
 /// cost of a post depends only on the registrations it reaches.
 ///
+/// A registration for a protocol is the exception: which posted types conform can only be asked of a posted
+/// value, so adding one drops every route, and each is built again, with a value, by its next post.
+///
 /// Nothing here releases a registration, route or table: whatever a reader might still reach is appended
 /// to `garbage`, which the caller retires after unlocking.
 struct Registry {
@@ -25,6 +28,7 @@ struct Registry {
 
     /// The registrations that listen to one exact sender, and the routes built for it.
     private struct SenderIndex {
+        let key: ObjectIdentifier
         let identity: SenderIdentity
         var ids: [RecipientId] = []
         var routes: [ObjectIdentifier: Route] = [:]
@@ -38,17 +42,25 @@ struct Registry {
     private var senders = WordMap<SenderIndex>()
     /// The method registrations of each recipient.
     private var recipients = WordMap<[RecipientId]>()
+    /// Registrations for a protocol (not for one exact sender), in order.
+    private var conformingIds: [RecipientId] = []
     private var typeRoutes: [RouteTable.Key: Route] = [:]
+    /// Routes dropped while posts may still walk them: removals still clear them, until no post can.
+    private var droppedRoutes: [(route: Route, stamp: UInt)] = []
     private var typeTable: PublishedTable
     private var senderTable: PublishedTable
+    /// Counts the registrations that may receive ``UndeliveredMail``, for posts to read.
+    private let undeliveredMailRecipients: AtomicWord
+    private var stickyLetters: [StickyLetter.Key: StickyLetter] = [:]
     private var lastOrder: UInt = 0
     private var nextSweep = Self.minimumSweep
 
     private static let minimumSweep = 64
 
-    init(typeTable: AtomicWord, senderTable: AtomicWord) {
+    init(typeTable: AtomicWord, senderTable: AtomicWord, undeliveredMailRecipients: AtomicWord) {
         self.typeTable = PublishedTable(cell: typeTable)
         self.senderTable = PublishedTable(cell: senderTable)
+        self.undeliveredMailRecipients = undeliveredMailRecipients
     }
 
     /// The number of registrations held, live or not yet found dead.
@@ -57,9 +69,14 @@ struct Registry {
     /// True when enough registrations were added since the last sweep that dead ones may have piled up.
     var isSweepDue: Bool { records.count >= nextSweep }
 
-    /// The registrations that die with an object: method recipients and exact senders.
+    /// The registrations that can end without being unregistered: with an object, or once delivered.
     var mortalRegistrations: [Registration] {
-        records.allValues.map(\.registration).filter { $0.recipientKey != nil || $0.senders.isInstance }
+        records.allValues.map(\.registration).filter(\.isMortal)
+    }
+
+    /// Every registration held, in registration order.
+    var registrations: [Registration] {
+        records.allValues.sorted { $0.order < $1.order }.map(\.registration)
     }
 
     /// Records that a sweep was made, so the next is due when the registrations have doubled.
@@ -73,20 +90,34 @@ struct Registry {
         lastOrder += 1
         let order = lastOrder
         let id = registration.id
-        mailTypes.modify(Self.key(registration.mailType), default: MailTypeIndex()) { $0.ids.append(id) }
         if case .instance(let senderKey) = registration.senders, let sender = registration.sender {
             if senders.withValue(Self.key(senderKey), { _ in true }) == nil {
                 let identity = SenderIdentity(sender)
-                senders[Self.key(senderKey)] = SenderIndex(identity: identity)
+                senders[Self.key(senderKey)] = SenderIndex(key: senderKey, identity: identity)
                 senderTable.insert(identity.address, for: Self.senderKey(senderKey), garbage: &garbage)
             }
             senders.modifyIfPresent(Self.key(senderKey)) { $0.ids.append(id) }
         }
-        forEachRoute(of: registration) { $0.append(order: order, registration) }
+        if registration.conformance != nil {
+            if !registration.senders.isInstance {
+                conformingIds.append(id)
+            }
+            dropAllRoutes(garbage: &garbage)
+        } else {
+            mailTypes.modify(Self.key(registration.mailType), default: MailTypeIndex()) { $0.ids.append(id) }
+            forEachRoute(of: registration) { $0.append(order: order, registration) }
+        }
         if let recipientKey = registration.recipientKey {
             recipients.modify(Self.key(recipientKey), default: []) { $0.append(id) }
         }
+        if Self.mayReceiveUndeliveredMail(registration) {
+            undeliveredMailRecipients.increment()
+        }
         records[id.key] = Record(registration: registration, order: order)
+    }
+
+    private static func mayReceiveUndeliveredMail(_ registration: Registration) -> Bool {
+        registration.conformance != nil || registration.mailType == ObjectIdentifier(UndeliveredMail.self)
     }
 
     /// Calls `body` with every route the registration belongs to: the same rule decides where `add` appends it,
@@ -94,9 +125,14 @@ struct Registry {
     private func forEachRoute(of registration: Registration, _ body: (Route) -> Void) {
         if case .instance(let senderKey) = registration.senders {
             senders.withValue(Self.key(senderKey)) { index in
-                for route in index.routes.values where route.mailTypes.contains(registration.mailType) {
+                for route in index.routes.values
+                where registration.conformance != nil || route.mailTypes.contains(registration.mailType) {
                     body(route)
                 }
+            }
+        } else if registration.conformance != nil {
+            for route in typeRoutes.values where registration.senders.admits(senderClass: route.senderClass) {
+                body(route)
             }
         } else {
             mailTypes.withValue(Self.key(registration.mailType)) { index in
@@ -107,6 +143,22 @@ struct Registry {
         }
     }
 
+    /// Drops every route, for the next post of each kind to build again; the posts walking them meanwhile still
+    /// see the removals made until they are done.
+    private mutating func dropAllRoutes(garbage: inout Garbage) {
+        let stamp = Reclamation.stamp()
+        let senderRoutes = senders.allValues.flatMap { $0.routes.values }
+        droppedRoutes += (Array(typeRoutes.values) + senderRoutes).map { ($0, stamp) }
+        typeRoutes = [:]
+        mailTypes.modifyAll { $0.routes = [] }
+        senders.modifyAll { $0.routes = [:] }
+        typeTable.removeAll(garbage: &garbage)
+        senderTable.removeAll(garbage: &garbage)
+        for index in senders.allValues {
+            senderTable.insert(index.identity.address, for: Self.senderKey(index.key), garbage: &garbage)
+        }
+    }
+
     // MARK: - Unregistering
 
     mutating func remove(_ id: RecipientId, garbage: inout Garbage) {
@@ -114,8 +166,19 @@ struct Registry {
         records[id.key] = nil
         let registration = record.registration
         forEachRoute(of: registration) { $0.remove(order: record.order) }
+        droppedRoutes.removeAll { Reclamation.isFree(since: $0.stamp) }
+        for dropped in droppedRoutes {
+            dropped.route.remove(order: record.order)
+        }
         registration.standing?.lower()
-        dropId(ofMailType: registration.mailType)
+        if registration.conformance != nil {
+            conformingIds.removeAll { $0 == id }
+        } else {
+            dropId(ofMailType: registration.mailType)
+        }
+        if Self.mayReceiveUndeliveredMail(registration) {
+            undeliveredMailRecipients.decrement()
+        }
         if case .instance(let senderKey) = registration.senders {
             let emptied = senders.modifyIfPresent(Self.key(senderKey)) { index -> Bool in
                 index.ids.removeAll { $0 == id }
@@ -180,16 +243,50 @@ struct Registry {
         }
     }
 
+    // MARK: - Sticky mail
+
+    /// Keeps `letter` as the last mail of its type from its sender, replacing the one kept before.
+    mutating func keep(_ letter: StickyLetter) {
+        stickyLetters[letter.key] = letter
+    }
+
+    /// Forgets the sticky mail of `mailType`: from every sender (`sender == nil`) or from one.
+    mutating func clearStickyMail(_ mailType: ObjectIdentifier, sender: StickyLetter.SenderKey?) {
+        stickyLetters = stickyLetters.filter { key, _ in
+            key.mailType != mailType || (sender != nil && key.sender != sender)
+        }
+    }
+
+    /// The sticky mail the registration would receive if it were posted now, oldest kept first (the caller
+    /// checks the senders are alive, outside the lock), with the registration; `nil` for an unknown id.
+    func stickyLetters(for id: RecipientId) -> (Registration, [StickyLetter])? {
+        guard let registration = records[id.key]?.registration else { return nil }
+        let letters = stickyLetters.values.sorted { $0.number < $1.number }.filter { $0.isAccepted(by: registration) }
+        return (registration, letters)
+    }
+
+    /// Forgets the letters whose sender has gone (found by the caller, outside the lock).
+    mutating func forget(_ letters: [StickyLetter]) {
+        for letter in letters where stickyLetters[letter.key]?.number == letter.number {
+            stickyLetters[letter.key] = nil
+        }
+    }
+
     // MARK: - Routes
 
     /// The route for posts of `mailType` with no sender (`senderClass == nil`) or a sender of `senderClass`,
-    /// built and published on first use.
-    mutating func typeRoute(for mailType: Any.Type, senderClass: AnyClass?, garbage: inout Garbage) -> Route {
+    /// built and published on first use. `sample` gives a posted value, asked only when registrations for
+    /// protocols must be matched.
+    mutating func typeRoute(
+        for mailType: any Mail.Type, senderClass: AnyClass?, sample: () -> any Mail, garbage: inout Garbage
+    ) -> Route {
         let key = Self.typeKey(mailType, senderClass: senderClass)
         if let route = typeRoutes[key] { return route }
         let lineage = Self.lineage(of: mailType)
-        let members = lineage.flatMap { mailTypes[Self.key($0)]?.ids ?? [] }.compactMap { records[$0.key] }
-            .filter { $0.registration.senders.admits(senderClass: senderClass) }
+        let byType = lineage.flatMap { mailTypes[Self.key($0)]?.ids ?? [] }.compactMap { records[$0.key] }
+        let byProtocol =
+            conformingIds.isEmpty ? [] : Self.conforming(conformingIds.compactMap { records[$0.key] }, sample())
+        let members = (byType + byProtocol).filter { $0.registration.senders.admits(senderClass: senderClass) }
         let route = Self.makeRoute(lineage: lineage, senderClass: senderClass, members: members)
         for type in lineage {
             mailTypes.modify(Self.key(type), default: MailTypeIndex()) { $0.routes.append(route) }
@@ -200,14 +297,18 @@ struct Registry {
     }
 
     /// The route for posts of `mailType` from exactly `sender`, built and published on first use; `nil` when
-    /// no registration listens to that sender.
-    mutating func instanceRoute(for mailType: Any.Type, sender: SendableObject, garbage: inout Garbage) -> Route? {
+    /// no registration listens to that sender. `sample` as for ``typeRoute(for:senderClass:sample:garbage:)``.
+    mutating func instanceRoute(
+        for mailType: any Mail.Type, sender: SendableObject, sample: () -> any Mail, garbage: inout Garbage
+    ) -> Route? {
         let senderKey = ObjectIdentifier(sender)
         guard let index = senders[Self.key(senderKey)] else { return nil }
         if let route = index.routes[ObjectIdentifier(mailType)] { return route }
         let lineage = Self.lineage(of: mailType)
-        let members = index.ids.compactMap { records[$0.key] }.filter { lineage.contains($0.registration.mailType) }
-        let route = Self.makeRoute(lineage: lineage, senderClass: nil, members: members)
+        let exact = index.ids.compactMap { records[$0.key] }
+        let byType = exact.filter { $0.registration.conformance == nil && lineage.contains($0.registration.mailType) }
+        let byProtocol = exact.contains { $0.registration.conformance != nil } ? Self.conforming(exact, sample()) : []
+        let route = Self.makeRoute(lineage: lineage, senderClass: nil, members: byType + byProtocol)
         senders.modifyIfPresent(Self.key(senderKey)) { $0.routes[ObjectIdentifier(mailType)] = route }
         senderTable.insert(
             UInt(bitPattern: route.published.address),
@@ -215,6 +316,11 @@ struct Registry {
             garbage: &garbage
         )
         return route
+    }
+
+    /// The records, among `records`, of registrations for a protocol that `sample`'s type conforms to.
+    private static func conforming(_ records: [Record], _ sample: any Mail) -> [Record] {
+        records.filter { $0.registration.conformance?.admits(sample) == true }
     }
 
     private static func makeRoute(lineage: [ObjectIdentifier], senderClass: AnyClass?, members: [Record]) -> Route {
@@ -226,7 +332,7 @@ struct Registry {
     }
 
     /// The mail type and, for a class, each of its superclasses.
-    private static func lineage(of mailType: Any.Type) -> [ObjectIdentifier] {
+    static func lineage(of mailType: Any.Type) -> [ObjectIdentifier] {
         var lineage = [ObjectIdentifier(mailType)]
         var type: AnyClass? = mailType as? AnyClass
         while let superclass = type.flatMap(_getSuperclass) {
@@ -238,7 +344,7 @@ struct Registry {
 
     // MARK: - Keys
 
-    private static func key(_ identifier: ObjectIdentifier) -> UInt64 {
+    static func key(_ identifier: ObjectIdentifier) -> UInt64 {
         UInt64(UInt(bitPattern: identifier))
     }
 
@@ -292,5 +398,13 @@ struct PublishedTable {
 
     func remove(_ key: RouteTable.Key) {
         table.remove(key)
+    }
+
+    /// Publishes an empty table in place of this one.
+    mutating func removeAll(garbage: inout Garbage) {
+        let empty = RouteTable()
+        cell.storeRelease(UInt(bitPattern: empty.address))
+        garbage.append(table)
+        table = empty
     }
 }

@@ -5,14 +5,14 @@ enum SenderFilter: Sendable {
     case any
     /// Posts whose sender is an instance of a class, or of a subclass of it (`admitsClass`), and, when
     /// `orNoSender`, posts without a sender: handlers `(M, S)` and `(M, S?)`.
-    case kind(admitsClass: @Sendable (AnyClass) -> Bool, orNoSender: Bool)
+    case kind(admitsClass: @Sendable (AnyClass) -> Bool, orNoSender: Bool, senderType: Any.Type)
     /// Posts whose sender is one object (`===`), identified here while it lives.
     case instance(ObjectIdentifier)
 
     /// Posts whose sender is an `S`, or, when `orNoSender`, that have no sender.
     @usableFromInline
     static func kind<S: AnyObject>(_: S.Type, orNoSender: Bool) -> SenderFilter {
-        .kind(admitsClass: { $0 is S.Type }, orNoSender: orNoSender)
+        .kind(admitsClass: { $0 is S.Type }, orNoSender: orNoSender, senderType: S.self)
     }
 
     /// Whether posts from a sender of `senderClass` (`nil`: no sender) reach this registration. Always
@@ -21,7 +21,7 @@ enum SenderFilter: Sendable {
         switch self {
         case .any:
             return true
-        case .kind(let admitsClass, let orNoSender):
+        case .kind(let admitsClass, let orNoSender, _):
             return senderClass.map(admitsClass) ?? orNoSender
         case .instance:
             return false

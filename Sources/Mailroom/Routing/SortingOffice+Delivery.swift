@@ -6,75 +6,115 @@ extension SortingOffice {
     /// registrations. Registrations removed by an earlier handler of this post are skipped; registrations
     /// added during it are not called by it.
     @usableFromInline
-    func post(_ mail: UnsafeRawPointer, type mailType: Any.Type, receipt: Receipt? = nil) {
+    func post(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, receipt: Receipt? = nil) {
         let section = ReadSection()
         defer { section.end() }
-        let route = Route.Snapshot(published: typeRoute(mailType, senderClass: nil))
-        Self.deliver(mail, from: nil, to: route, receipt: receipt)
+        let route = Route.Snapshot(published: typeRoute(mailType, senderClass: nil, mail: mail))
+        if !Self.deliver(mail, type: mailType, from: nil, to: route, receipt: receipt) {
+            reportUndelivered(mail, type: mailType, sender: nil, receipt: receipt)
+        }
     }
 
-    /// Delivers the mail at `mail`, of dynamic type `mailType`, from `sender`, like ``post(_:type:)``.
+    /// Delivers the mail at `mail`, of dynamic type `mailType`, from `sender`, like ``post(_:type:receipt:)``.
     ///
     /// The sender comes unretained: the caller holds it for the whole call, and retaining it would be slow for
     /// an object the office holds weakly (its reference counts then live in a side table).
     @usableFromInline
     func post(
-        _ mail: UnsafeRawPointer, type mailType: Any.Type, sender: Unmanaged<SendableObject>, receipt: Receipt? = nil
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: Unmanaged<SendableObject>,
+        receipt: Receipt? = nil
     ) {
         sender._withUnsafeGuaranteedRef { post(mail, type: mailType, sender: $0, receipt: receipt) }
     }
 
     @inline(__always)
-    private func post(_ mail: UnsafeRawPointer, type mailType: Any.Type, sender: SendableObject, receipt: Receipt?) {
+    private func post(
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject, receipt: Receipt?
+    ) {
         let section = ReadSection()
         defer { section.end() }
-        let byType = Route.Snapshot(published: typeRoute(mailType, senderClass: type(of: sender)))
-        if let published = instanceRoute(mailType, sender: sender) {
+        let byType = Route.Snapshot(published: typeRoute(mailType, senderClass: type(of: sender), mail: mail))
+        let delivered: Bool
+        if let published = instanceRoute(mailType, sender: sender, mail: mail) {
             let byInstance = Route.Snapshot(published: published)
-            Self.deliver(mail, from: sender, merging: byType, byInstance, receipt: receipt)
+            delivered = Self.deliver(mail, type: mailType, from: sender, merging: byType, byInstance, receipt: receipt)
         } else {
-            Self.deliver(mail, from: sender, to: byType, receipt: receipt)
+            delivered = Self.deliver(mail, type: mailType, from: sender, to: byType, receipt: receipt)
+        }
+        if !delivered {
+            reportUndelivered(mail, type: mailType, sender: sender, receipt: receipt)
         }
     }
 
+    /// Delivers along one route. Returns whether any registration received the mail.
     @inline(__always)
     private static func deliver(
-        _ mail: UnsafeRawPointer, from sender: SendableObject?, to route: Route.Snapshot, receipt: Receipt?
-    ) {
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, to route: Route.Snapshot,
+        receipt: Receipt?
+    ) -> Bool {
+        var delivered = false
         for index in 0..<route.count {
-            deliver(mail, from: sender, toRegistrationAt: route.registration(at: index), receipt: receipt)
+            let address = route.registration(at: index)
+            if address != 0 {
+                delivered =
+                    deliver(mail, type: mailType, from: sender, toRegistrationAt: address, receipt: receipt)
+                    || delivered
+            }
         }
+        return delivered
     }
 
-    /// Delivers along two routes at once, in registration order across both.
+    /// Delivers along two routes at once, in registration order across both. Returns whether any registration
+    /// received the mail.
     private static func deliver(
         _ mail: UnsafeRawPointer,
+        type mailType: any Mail.Type,
         from sender: SendableObject?,
         merging first: Route.Snapshot,
         _ second: Route.Snapshot,
         receipt: Receipt?
-    ) {
+    ) -> Bool {
+        var delivered = false
         var firstIndex = 0
         var secondIndex = 0
         while firstIndex < first.count || secondIndex < second.count {
-            let takeFirst =
-                secondIndex == second.count
+            let address: UInt
+            if secondIndex == second.count
                 || (firstIndex < first.count && first.order(at: firstIndex) < second.order(at: secondIndex))
-            if takeFirst {
-                deliver(mail, from: sender, toRegistrationAt: first.registration(at: firstIndex), receipt: receipt)
+            {
+                address = first.registration(at: firstIndex)
                 firstIndex += 1
             } else {
-                deliver(mail, from: sender, toRegistrationAt: second.registration(at: secondIndex), receipt: receipt)
+                address = second.registration(at: secondIndex)
                 secondIndex += 1
             }
+            if address != 0 {
+                delivered =
+                    deliver(mail, type: mailType, from: sender, toRegistrationAt: address, receipt: receipt)
+                    || delivered
+            }
         }
+        return delivered
     }
 
     @inline(__always)
     private static func deliver(
-        _ mail: UnsafeRawPointer, from sender: SendableObject?, toRegistrationAt address: UInt, receipt: Receipt?
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?,
+        toRegistrationAt address: UInt, receipt: Receipt?
+    ) -> Bool {
+        Registration.withRegistration(at: address) {
+            $0.deliver(mail, type: mailType, from: sender, receipt: receipt)
+        }
+    }
+
+    /// Posts ``UndeliveredMail`` for mail that reached no registration, if anything listens for it: otherwise
+    /// this costs one load.
+    @inline(never)
+    private func reportUndelivered(
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?, receipt: Receipt?
     ) {
-        guard address != 0 else { return }
-        Registration.withRegistration(at: address) { $0.deliver(mail, from: sender, receipt: receipt) }
+        guard hasUndeliveredMailRecipients, mailType != UndeliveredMail.self else { return }
+        let report = UndeliveredMail(mail: Registration.copy(mail, as: mailType), sender: sender)
+        withUnsafePointer(to: report) { post(UnsafeRawPointer($0), type: UndeliveredMail.self, receipt: receipt) }
     }
 }

@@ -11,9 +11,15 @@ final class SortingOffice: Sendable {
     private let typeTable = AtomicWord.allocate()
     /// Publishes the table from sender to identity and from (sender, mail type) to instance routes.
     private let senderTable = AtomicWord.allocate()
+    /// The number of registrations that may receive ``UndeliveredMail``.
+    private let undeliveredMailRecipients = AtomicWord.allocate()
 
     init() {
-        registry = Locked(Registry(typeTable: typeTable, senderTable: senderTable))
+        registry = Locked(
+            Registry(
+                typeTable: typeTable, senderTable: senderTable, undeliveredMailRecipients: undeliveredMailRecipients
+            )
+        )
     }
 
     deinit {
@@ -21,6 +27,12 @@ final class SortingOffice: Sendable {
         registry.withLock { $0.dropQueuedDeliveries() }
         typeTable.deallocate()
         senderTable.deallocate()
+        undeliveredMailRecipients.deallocate()
+    }
+
+    /// True while some registration may receive ``UndeliveredMail``.
+    var hasUndeliveredMailRecipients: Bool {
+        undeliveredMailRecipients.loadRelaxed() != 0
     }
 
     // MARK: - Writers
@@ -56,9 +68,49 @@ final class SortingOffice: Sendable {
         registry.withLock { $0.count }
     }
 
+    /// The registrations held, in registration order.
+    var registrations: [Registration] {
+        registry.withLock { $0.registrations }
+    }
+
     var registrationCount: Int {
         sweep(registry.withLock { $0.mortalRegistrations })
         return heldRegistrationCount
+    }
+
+    // MARK: - Sticky mail
+
+    /// Keeps `mail` as the last of its type from `sender`.
+    @usableFromInline
+    func keepSticky(_ mail: any Mail, sender: SendableObject?) {
+        let letter = StickyLetter(mail, sender: sender)
+        change { registry, _ in registry.keep(letter) }
+    }
+
+    /// Forgets the sticky mail of `mailType`, from every sender or from one.
+    func clearStickyMail(_ mailType: Any.Type, sender: SendableObject?) {
+        let senderKey = sender.map(ObjectIdentifier.init)
+        change { registry, _ in registry.clearStickyMail(ObjectIdentifier(mailType), sender: senderKey) }
+    }
+
+    /// Delivers to registration `id` the sticky mail it accepts, oldest first. Returns how many it received.
+    func replayStickyMail(to id: RecipientId) -> Int {
+        guard let (registration, letters) = registry.withLock({ $0.stickyLetters(for: id) }) else { return 0 }
+        let lost = letters.filter(\.hasLostItsSender)
+        if !lost.isEmpty {
+            change { registry, _ in registry.forget(lost) }
+        }
+        let section = ReadSection()
+        defer { section.end() }
+        var received = 0
+        for letter in letters where !letter.hasLostItsSender {
+            let mail = letter.mail
+            let delivered = Registration.withPointer(to: mail) {
+                registration.deliver($0, type: type(of: mail), from: letter.liveSender, receipt: nil)
+            }
+            received += delivered ? 1 : 0
+        }
+        return received
     }
 
     /// Removes the registrations whose recipient or exact sender has gone.
@@ -86,27 +138,37 @@ final class SortingOffice: Sendable {
     // MARK: - Finding routes
 
     /// The published word of the route for posts of `mailType` with no sender or a sender of `senderClass`.
+    /// `mail` is the posted value, in case the route must be built.
     @inline(__always)
-    func typeRoute(_ mailType: Any.Type, senderClass: AnyClass?) -> UnsafeMutablePointer<UInt> {
+    func typeRoute(
+        _ mailType: any Mail.Type, senderClass: AnyClass?, mail: UnsafeRawPointer
+    ) -> UnsafeMutablePointer<UInt> {
         let key = Registry.typeKey(mailType, senderClass: senderClass)
         let found = RouteTable.value(for: key, in: Self.table(typeTable))
         if found != 0 {
             return UnsafeMutablePointer(bitPattern: found).unsafelyUnwrapped
         }
-        return buildTypeRoute(mailType, senderClass: senderClass)
+        return buildTypeRoute(mailType, senderClass: senderClass, mail: mail)
     }
 
     @inline(never)
-    private func buildTypeRoute(_ mailType: Any.Type, senderClass: AnyClass?) -> UnsafeMutablePointer<UInt> {
+    private func buildTypeRoute(
+        _ mailType: any Mail.Type, senderClass: AnyClass?, mail: UnsafeRawPointer
+    ) -> UnsafeMutablePointer<UInt> {
         change { registry, garbage in
-            registry.typeRoute(for: mailType, senderClass: senderClass, garbage: &garbage).published.address
+            registry.typeRoute(
+                for: mailType, senderClass: senderClass, sample: { Registration.copy(mail, as: mailType) },
+                garbage: &garbage
+            ).published.address
         }
     }
 
     /// The published word of the route for posts of `mailType` from exactly `sender`, or `nil` when no
-    /// registration listens to that sender.
+    /// registration listens to that sender. `mail` as for ``typeRoute(_:senderClass:mail:)``.
     @inline(__always)
-    func instanceRoute(_ mailType: Any.Type, sender: SendableObject) -> UnsafeMutablePointer<UInt>? {
+    func instanceRoute(
+        _ mailType: any Mail.Type, sender: SendableObject, mail: UnsafeRawPointer
+    ) -> UnsafeMutablePointer<UInt>? {
         let table = Self.table(senderTable)
         let senderKey = ObjectIdentifier(sender)
         let key = Registry.senderKey(senderKey, mailType: ObjectIdentifier(mailType))
@@ -116,13 +178,17 @@ final class SortingOffice: Sendable {
         }
         // No route for this mail type yet: build one only if the sender has registrations at all.
         guard RouteTable.value(for: Registry.senderKey(senderKey), in: table) != 0 else { return nil }
-        return buildInstanceRoute(mailType, sender: sender)
+        return buildInstanceRoute(mailType, sender: sender, mail: mail)
     }
 
     @inline(never)
-    private func buildInstanceRoute(_ mailType: Any.Type, sender: SendableObject) -> UnsafeMutablePointer<UInt>? {
+    private func buildInstanceRoute(
+        _ mailType: any Mail.Type, sender: SendableObject, mail: UnsafeRawPointer
+    ) -> UnsafeMutablePointer<UInt>? {
         change { registry, garbage in
-            registry.instanceRoute(for: mailType, sender: sender, garbage: &garbage)?.published.address
+            registry.instanceRoute(
+                for: mailType, sender: sender, sample: { Registration.copy(mail, as: mailType) }, garbage: &garbage
+            )?.published.address
         }
     }
 

@@ -63,6 +63,18 @@ struct WordMap<Value> {
         return body(values[index].unsafelyUnwrapped)
     }
 
+    /// Calls `body` with every stored value, to change it in place.
+    mutating func modifyAll(_ body: (inout Value) -> Void) {
+        for index in values.indices where values[index] != nil {
+            body(&values[index]!)
+        }
+    }
+
+    /// Every key with its value, in no particular order.
+    var allEntries: [(key: UInt64, value: Value)] {
+        zip(keys, values).compactMap { key, value in value.map { (key, $0) } }
+    }
+
     /// Every stored value, in no particular order.
     var allValues: [Value] {
         values.compactMap { $0 }

@@ -33,6 +33,12 @@ static inline uintptr_t mailroom_increment(uintptr_t *word) {
     return __atomic_add_fetch(word, 1, __ATOMIC_SEQ_CST);
 }
 
+/// Sequentially consistent compare-and-swap: stores `desired` if the word holds `expected`; returns whether it
+/// did.
+static inline bool mailroom_compare_exchange(uintptr_t *word, uintptr_t expected, uintptr_t desired) {
+    return __atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
 /// Sequentially consistent decrement; returns the new value.
 static inline uintptr_t mailroom_decrement(uintptr_t *word) {
     return __atomic_sub_fetch(word, 1, __ATOMIC_SEQ_CST);
@@ -127,6 +133,17 @@ static inline bool mailroom_is_main_thread(void) {
         return mailroom_is_main_thread_slow();
     }
     return state == 1;
+}
+
+/// The calling thread's registration options (`EnrollmentOptions`, unretained), or null.
+extern _Thread_local void *mailroom_enrollment_options;
+
+static inline void *mailroom_get_enrollment_options(void) {
+    return mailroom_enrollment_options;
+}
+
+static inline void mailroom_set_enrollment_options(void *options) {
+    mailroom_enrollment_options = options;
 }
 
 /// Process-wide unique, increasing registration numbers, starting at 1.
