@@ -14,6 +14,7 @@ let package = Package(
         .target(name: "MailroomTesting", dependencies: ["Mailroom"]),
         .executableTarget(name: "Tour", dependencies: ["Mailroom"], path: "Examples/Tour"),
         .executableTarget(name: "ConcurrencyTour", dependencies: ["Mailroom"], path: "Examples/ConcurrencyTour"),
+        .executableTarget(name: "FeaturesTour", dependencies: ["Mailroom"], path: "Examples/Features"),
         .testTarget(name: "MailroomTests", dependencies: ["Mailroom", "MailroomTesting"]),
         .executableTarget(name: "MemoryCheck", dependencies: ["Mailroom"], path: "Tests/MemoryCheck"),
     ],

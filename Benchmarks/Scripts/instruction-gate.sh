@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 budgets=instruction-budgets.txt
-scenarios=(post-1-closure post-100-closures post-1-closure-1000-other-types)
+scenarios=(post-1-closure post-100-closures post-1-closure-1000-other-types post-1-closure-1000-other-protocols)
 tolerance_percent=10
 
 build_log="$(mktemp)"

@@ -1,7 +1,8 @@
 /// Tying a registration's life to something else: a token, an owner, or its first delivery.
 ///
 /// These wrap the ordinary `register` calls rather than adding forms of their own: `oneShot` and `tie(to:)`
-/// apply to every registration made on the calling thread while their closure runs, and nest.
+/// apply to every registration made on the calling thread while their closure runs, on whichever office (not
+/// only the one they were called on), and nest. Keep the closure to the registrations it is meant for.
 extension PostOffice {
     /// A token that removes the registration `id` when it is released or cancelled.
     public func token(for id: RecipientId) -> RecipientToken {

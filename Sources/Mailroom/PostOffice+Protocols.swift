@@ -3,9 +3,10 @@ import Dispatch
 /// Registering for every mail of a protocol, and for all mail.
 ///
 /// A registration for a protocol receives every posted mail whose type conforms to it; `any Mail` receives
-/// everything posted to the office: a wiretap for logging and debugging. Which posted types conform is worked
-/// out on the first post of each type and remembered, so these registrations cost nothing to posts of types
-/// that do not conform. (Registering one makes the office rebuild, on the next post of each kind, what it
+/// everything posted to the office: a wiretap for logging and debugging, which does not count as a recipient
+/// (mail only a wiretap saw is still reported as ``UndeliveredMail``, and wiretaps do not see those reports).
+/// Which posted types conform is worked out on the first post of each type and remembered, so these
+/// registrations cost nothing to posts of types that do not conform. (Registering one makes the office rebuild, on the next post of each kind, what it
 /// remembered: do it at startup rather than in a loop.) They are delivered on the posting thread or on a queue.
 extension PostOffice {
     /// Registers `handler` for every posted mail whose type conforms to the protocol `P`, whatever its sender.
@@ -14,8 +15,9 @@ extension PostOffice {
     /// protocol Alert: Mail { var message: String { get } }
     /// office.register(conformingTo: Alert.self) { alert in banner.show(alert.message) }
     /// ```
-    /// `P` is the protocol's existential type (`Alert.self` is `(any Alert).self`); a type that is not a protocol
-    /// refining ``Mail`` is accepted but matches no mail.
+    /// `P` is the protocol's existential type (`Alert.self` is `(any Alert).self`). The test is the cast
+    /// `mail is P`, so any protocol works (`CustomStringConvertible.self` receives the mail that adopts it), and
+    /// so does a concrete type (it then receives that type and, for a class, its subclasses).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P>(

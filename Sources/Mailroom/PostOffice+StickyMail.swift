@@ -7,8 +7,8 @@
 /// office.replayStickyMail(to: id)     // render(SessionState(user: "ada")) now
 /// ```
 extension PostOffice {
-    /// Posts `mail` like ``post(_:)`` and keeps it, when `sticky`, as the last mail of its type without a
-    /// sender, replacing the one kept before.
+    /// Posts `mail` like ``post(_:)-8xae0`` and keeps it, when `sticky`, as the last mail of its type without a
+    /// sender, replacing the one kept before. Mail of a ``StickyMail`` type is kept whatever `sticky` says.
     @inlinable
     public func post<M: Mail>(_ mail: M, sticky: Bool) {
         if sticky {
@@ -17,26 +17,15 @@ extension PostOffice {
         post(mail)
     }
 
-    /// Posts `mail` from `sender` like ``post(_:sender:)`` and keeps it, when `sticky`, as the last mail of its
-    /// type from that sender (held weakly), replacing the one kept before.
+    /// Posts `mail` from `sender` like ``post(_:sender:)-1bli2`` and keeps it, when `sticky`, as the last mail of
+    /// its type from that sender (held weakly), replacing the one kept before. Mail of a ``StickyMail`` type is
+    /// kept whatever `sticky` says.
     @inlinable
     public func post<M: Mail, S: AnyObject & Sendable>(_ mail: M, sender: S?, sticky: Bool) {
         if sticky {
             sortingOffice.keepSticky(mail, sender: sender)
         }
         post(mail, sender: sender)
-    }
-
-    /// Posts mail of a ``StickyMail`` type and keeps it: every such post is sticky.
-    @inlinable
-    public func post<M: StickyMail>(_ mail: M) {
-        post(mail, sticky: true)
-    }
-
-    /// Posts mail of a ``StickyMail`` type from `sender` and keeps it: every such post is sticky.
-    @inlinable
-    public func post<M: StickyMail, S: AnyObject & Sendable>(_ mail: M, sender: S?) {
-        post(mail, sender: sender, sticky: true)
     }
 
     /// Delivers to registration `id` the sticky mail kept that it would receive if it were posted now: by its

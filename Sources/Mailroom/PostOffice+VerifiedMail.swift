@@ -1,4 +1,8 @@
-/// Posting ``VerifiedMail``: only with a sender of its required class.
+/// Posting ``VerifiedMail``: only with a sender of its required class, also when it is sticky or awaited.
+///
+/// The forms without a sender, or with a sender of any other class, are deprecated, so that the compiler flags
+/// them (an error when warnings are errors). Generic code that only knows its mail as `some Mail` is not
+/// checked: mail posted that way without a sender reaches only the handlers that do not require one.
 extension PostOffice {
     /// Posts `mail` from `sender`, an instance of the mail's ``VerifiedMail/RequiredSender``.
     @inlinable
@@ -9,22 +13,68 @@ extension PostOffice {
         }
     }
 
+    /// Posts `mail` from `sender` and keeps it, when `sticky`, like ``post(_:sender:sticky:)``.
+    @inlinable
+    public func post<M: VerifiedMail>(_ mail: M, sender: M.RequiredSender, sticky: Bool) {
+        if sticky {
+            sortingOffice.keepSticky(mail, sender: sender)
+        }
+        post(mail, sender: sender)
+    }
+
+    /// Posts `mail` from `sender` and waits until every recipient has handled it, like ``deliver(_:)-1sj9k``.
+    @inlinable
+    public func deliver<M: VerifiedMail>(_ mail: M, sender: M.RequiredSender) async {
+        await deliver(mail, from: sender)
+    }
+
+    // MARK: - Flagged
+
     /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
     @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
     @inlinable
     public func post<M: VerifiedMail>(_ mail: M) {
-        withUnsafePointer(to: mail) { sortingOffice.post(UnsafeRawPointer($0), type: type(of: mail)) }
+        send(mail, from: nil)
     }
 
     /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
     @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
     @inlinable
     public func post<M: VerifiedMail, S: AnyObject & Sendable>(_ mail: M, sender: S?) {
-        guard let unretained = sender.map({ Unmanaged<SendableObject>.passUnretained($0) }) else {
-            return withUnsafePointer(to: mail) { sortingOffice.post(UnsafeRawPointer($0), type: type(of: mail)) }
+        send(mail, from: sender)
+    }
+
+    /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
+    @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
+    @inlinable
+    public func post<M: VerifiedMail>(_ mail: M, sticky: Bool) {
+        if sticky {
+            sortingOffice.keepSticky(mail, sender: nil)
         }
-        withUnsafePointer(to: mail) {
-            sortingOffice.post(UnsafeRawPointer($0), type: type(of: mail), sender: unretained)
+        send(mail, from: nil)
+    }
+
+    /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
+    @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
+    @inlinable
+    public func post<M: VerifiedMail, S: AnyObject & Sendable>(_ mail: M, sender: S?, sticky: Bool) {
+        if sticky {
+            sortingOffice.keepSticky(mail, sender: sender)
         }
+        send(mail, from: sender)
+    }
+
+    /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
+    @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
+    @inlinable
+    public func deliver<M: VerifiedMail>(_ mail: M) async {
+        await deliver(mail, from: nil)
+    }
+
+    /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
+    @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
+    @inlinable
+    public func deliver<M: VerifiedMail, S: AnyObject & Sendable>(_ mail: M, sender: S?) async {
+        await deliver(mail, from: sender)
     }
 }

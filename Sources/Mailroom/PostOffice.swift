@@ -56,13 +56,27 @@ public final class PostOffice: Sendable {
     ///
     /// That is: registrations that ignore the sender; those whose handler takes a sender of `sender`'s
     /// class or a superclass of it, `(M, S)` or `(M, S?)`; and those registered for exactly this `sender`.
-    /// With a `nil` sender this is ``post(_:)``.
+    /// With a `nil` sender this is ``post(_:)-8xae0``.
     @inlinable
     public func post<M: Mail, S: AnyObject & Sendable>(_ mail: M, sender: S?) {
         // Mapped rather than unwrapped with `guard let`, which would retain the sender.
         guard let unretained = sender.map({ Unmanaged<SendableObject>.passUnretained($0) }) else { return post(mail) }
         withUnsafePointer(to: mail) {
             sortingOffice.post(UnsafeRawPointer($0), type: type(of: mail), sender: unretained)
+        }
+    }
+
+    /// Posts `mail` from `sender`, if any, for `receipt`, if any, to follow: what the forms of `post` and
+    /// `deliver` that are not on the fast path come down to.
+    @inlinable
+    func send<M: Mail>(_ mail: M, from sender: SendableObject?, receipt: Receipt? = nil) {
+        withUnsafePointer(to: mail) {
+            let (mailPointer, mailType) = (UnsafeRawPointer($0), type(of: mail))
+            if let sender {
+                sortingOffice.post(mailPointer, type: mailType, sender: .passUnretained(sender), receipt: receipt)
+            } else {
+                sortingOffice.post(mailPointer, type: mailType, receipt: receipt)
+            }
         }
     }
 

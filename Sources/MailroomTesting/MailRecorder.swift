@@ -43,27 +43,38 @@ public final class MailRecorder: Sendable {
 
     private let state = RecorderState()
     private let office: PostOffice
-    private let id: RecipientId
+    private let ids: [RecipientId]
 
     /// Starts recording the mail posted to `office`: of the given types (and their subclasses), or all mail
     /// when `types` is `nil`.
+    ///
+    /// It listens as a wiretap (`any Mail`), so it does not change which posts are reported as
+    /// ``UndeliveredMail``; those reports are recorded only when `types` names `UndeliveredMail`.
     public init(_ office: PostOffice, recording types: [any Mail.Type]? = nil) {
         self.office = office
         let state = state
         let typeNames = types.map { Set($0.map(ObjectIdentifier.init)) }
-        id = office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
-            guard typeNames.map({ Self.isInstance(mail, ofAnyOf: $0) }) ?? true else { return }
-            state.append(Entry(mail: mail, sender: sender))
+        var ids = [
+            office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
+                guard typeNames.map({ Self.isInstance(mail, ofAnyOf: $0) }) ?? true else { return }
+                state.append(Entry(mail: mail, sender: sender))
+            }
+        ]
+        if typeNames?.contains(ObjectIdentifier(UndeliveredMail.self)) == true {
+            ids.append(office.register { (report: UndeliveredMail) in state.append(Entry(mail: report, sender: nil)) })
         }
+        self.ids = ids
     }
 
     deinit {
-        office.unregister(id)
+        stop()
     }
 
     /// Stops recording; what was recorded stays.
     public func stop() {
-        office.unregister(id)
+        for id in ids {
+            office.unregister(id)
+        }
     }
 
     /// Everything recorded, in post order.

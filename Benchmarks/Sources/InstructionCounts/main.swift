@@ -3,7 +3,8 @@
 // exact and identical from run to run, unlike wall-clock time. `Scripts/instruction-gate.sh` runs it.
 //
 //   InstructionCounts <scenario> <posts>
-//   scenarios: post-1-closure, post-100-closures, post-1-closure-1000-other-types
+//   scenarios: post-1-closure, post-100-closures, post-1-closure-1000-other-types,
+//              post-1-closure-1000-other-protocols
 import Mailroom
 
 #if canImport(Darwin)
@@ -15,6 +16,9 @@ import Glibc
 struct Ping: Mail {
     let value: Int
 }
+
+/// A protocol `Ping` does not conform to: its recipients must cost a post of `Ping` nothing.
+protocol Unrelated: Mail {}
 
 /// A distinct mail type for each `Tag`, to fill an office with registrations of other types.
 struct Other<Tag>: Mail {}
@@ -57,6 +61,11 @@ case "post-100-closures":
     }
 case "post-1-closure-1000-other-types":
     registerOtherTypes(office, count: 1000)
+    office.register { (ping: Ping) in sink.total &+= ping.value }
+case "post-1-closure-1000-other-protocols":
+    for _ in 0..<1000 {
+        office.register(conformingTo: Unrelated.self) { _ in sink.total += 1 }
+    }
     office.register { (ping: Ping) in sink.total &+= ping.value }
 default:
     print("unknown scenario \(arguments[1])")

@@ -1,15 +1,23 @@
 import Dispatch
 
 extension Registration {
+    /// What a delivery came to.
+    enum Outcome {
+        /// The registration did not take the mail: its recipient has gone, or it is a spent one-shot.
+        case dropped
+        /// A wiretap (`any Mail`) took it: that does not count as received, for ``UndeliveredMail``.
+        case observed
+        /// The handler ran, or will run on its queue, actor or task.
+        case received
+    }
+
     /// Delivers mail of dynamic type `mailType` (the registered mail type, a subclass of it, or a type that
     /// conforms to the registered protocol) from a sender this registration accepts. A delivery that does not
     /// run now joins `receipt`, if given, until it ran.
-    /// - Returns: Whether the mail reached the registration: false when its recipient has gone, or when it is
-    ///   a one-shot registration that was already delivered.
     @inline(__always)
     func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
-    ) -> Bool {
+    ) -> Outcome {
         if case .now = delivery {
             return runNow(mail, from: sender)
         }
@@ -17,22 +25,27 @@ extension Registration {
     }
 
     @inline(__always)
-    private func runNow(_ mail: UnsafeRawPointer, from sender: SendableObject?) -> Bool {
+    private func runNow(_ mail: UnsafeRawPointer, from sender: SendableObject?) -> Outcome {
         if recipientKey == nil {
             handler(mail, sender, nil)
         } else if let recipient {
             handler(mail, sender, recipient)
         } else {
-            return false
+            return .dropped
         }
-        return true
+        return .received
     }
 
     @inline(never)
     private func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?,
         by delivery: Delivery
-    ) -> Bool {
+    ) -> Outcome {
+        // Checked at the post for deliveries that run later too, so that mail posted after the recipient went is
+        // reported as undelivered; the deferred delivery checks again before it runs.
+        if recipientKey != nil, recipient == nil {
+            return .dropped
+        }
         switch delivery {
         case .now:
             return runNow(mail, from: sender)
@@ -52,14 +65,15 @@ extension Registration {
             }
         case .conforming(let inner):
             deliverConforming(Self.copy(mail, as: mailType), from: sender, receipt: receipt, by: inner)
+            return conformance?.isWiretap == true ? .observed : .received
         case .once(let inner, let claim):
-            guard claim.lowerIfRaised() else { return false }
+            guard claim.lowerIfRaised() else { return .dropped }
             return deliver(mail, type: mailType, from: sender, receipt: receipt, by: inner)
         case .owned(let inner):
-            guard owner != nil else { return false }
+            guard owner != nil else { return .dropped }
             return deliver(mail, type: mailType, from: sender, receipt: receipt, by: inner)
         }
-        return true
+        return .received
     }
 
     /// Hands boxed mail to the registration's conformance, now or on its queue.

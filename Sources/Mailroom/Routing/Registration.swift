@@ -61,6 +61,9 @@ final class Registration: Sendable {
     struct Conformance: Sendable {
         let admits: @Sendable (any Mail) -> Bool
         let handler: ConformingHandler
+        /// True for `any Mail`: a wiretap, which sees the mail callers post but is not counted as having
+        /// received it (mail only it saw is still ``UndeliveredMail``), and does not see those reports.
+        let isWiretap: Bool
     }
 
     let id = RecipientId.next()
@@ -150,12 +153,14 @@ final class Registration: Sendable {
         queue: DispatchQueue?,
         handler: @escaping @Sendable (P, SendableObject?) -> Void
     ) {
+        let isWiretap = P.self == (any Mail).self
         let conformance = Conformance(
-            admits: { $0 is P },
+            admits: { $0 is P && !(isWiretap && $0 is UndeliveredMail) },
             handler: { mail, sender, _ in
                 guard let mail = mail as? P else { return }
                 handler(mail, sender)
-            }
+            },
+            isWiretap: isWiretap
         )
         let delivery = Delivery.conforming(.on(queue))
         self.init(P.self, conformance, senders, exactSender, nil, delivery, Self.unusedHandler, nil)
@@ -217,7 +222,8 @@ final class Registration: Sendable {
         return false
     }
 
-    private var isSpent: Bool {
+    /// True for a one-shot registration that was delivered.
+    var isSpent: Bool {
         if case .once(_, let claim) = delivery { return !claim.isRaised }
         return false
     }

@@ -117,7 +117,10 @@ struct Registry {
     }
 
     private static func mayReceiveUndeliveredMail(_ registration: Registration) -> Bool {
-        registration.conformance != nil || registration.mailType == ObjectIdentifier(UndeliveredMail.self)
+        guard let conformance = registration.conformance else {
+            return registration.mailType == ObjectIdentifier(UndeliveredMail.self)
+        }
+        return conformance.admits(UndeliveredMail.probe)
     }
 
     /// Calls `body` with every route the registration belongs to: the same rule decides where `add` appends it,
@@ -161,7 +164,9 @@ struct Registry {
 
     // MARK: - Unregistering
 
-    mutating func remove(_ id: RecipientId, garbage: inout Garbage) {
+    /// Removes registration `id`, and drops its queued deliveries that have not started, except when
+    /// `reclaiming` a spent one-shot registration: the one delivery it made may still be waiting on its queue.
+    mutating func remove(_ id: RecipientId, reclaiming: Bool = false, garbage: inout Garbage) {
         guard let record = records[id.key] else { return }
         records[id.key] = nil
         let registration = record.registration
@@ -170,7 +175,9 @@ struct Registry {
         for dropped in droppedRoutes {
             dropped.route.remove(order: record.order)
         }
-        registration.standing?.lower()
+        if !(reclaiming && registration.isSpent) {
+            registration.standing?.lower()
+        }
         if registration.conformance != nil {
             conformingIds.removeAll { $0 == id }
         } else {
@@ -200,9 +207,9 @@ struct Registry {
         garbage.append(registration)
     }
 
-    mutating func remove(_ ids: some Sequence<RecipientId>, garbage: inout Garbage) {
+    mutating func remove(_ ids: some Sequence<RecipientId>, reclaiming: Bool = false, garbage: inout Garbage) {
         for id in ids {
-            remove(id, garbage: &garbage)
+            remove(id, reclaiming: reclaiming, garbage: &garbage)
         }
     }
 
@@ -245,24 +252,38 @@ struct Registry {
 
     // MARK: - Sticky mail
 
-    /// Keeps `letter` as the last mail of its type from its sender, replacing the one kept before.
-    mutating func keep(_ letter: StickyLetter) {
-        stickyLetters[letter.key] = letter
+    /// Keeps `letter` as the last mail of its type from its sender, replacing the one kept before, and numbers
+    /// it in the order registrations are numbered: a registration replays only letters kept before it was added.
+    /// - Returns: The letter it replaced, for the caller to release outside the lock (its mail's `deinit` may
+    ///   call the office).
+    mutating func keep(_ letter: StickyLetter) -> StickyLetter? {
+        var letter = letter
+        lastOrder += 1
+        letter.number = lastOrder
+        return stickyLetters.updateValue(letter, forKey: letter.key)
     }
 
-    /// Forgets the sticky mail of `mailType`: from every sender (`sender == nil`) or from one.
-    mutating func clearStickyMail(_ mailType: ObjectIdentifier, sender: StickyLetter.SenderKey?) {
-        stickyLetters = stickyLetters.filter { key, _ in
-            key.mailType != mailType || (sender != nil && key.sender != sender)
+    /// Forgets the sticky mail of `mailType` and its subclasses: from every sender (`sender == nil`) or from one.
+    /// - Returns: The letters forgotten, for the caller to release outside the lock.
+    mutating func clearStickyMail(_ mailType: ObjectIdentifier, sender: StickyLetter.SenderKey?) -> [StickyLetter] {
+        let forgotten = stickyLetters.values.filter { letter in
+            Self.lineage(of: type(of: letter.mail)).contains(mailType) && (sender == nil || letter.senderKey == sender)
         }
+        for letter in forgotten {
+            stickyLetters[letter.key] = nil
+        }
+        return forgotten
     }
 
-    /// The sticky mail the registration would receive if it were posted now, oldest kept first (the caller
-    /// checks the senders are alive, outside the lock), with the registration; `nil` for an unknown id.
+    /// The sticky mail the registration would receive if it were posted now, oldest kept first, with the
+    /// registration; `nil` for an unknown id. Letters kept after the registration was added are left out: their
+    /// posts already reached it. (The caller checks the senders are alive, outside the lock.)
     func stickyLetters(for id: RecipientId) -> (Registration, [StickyLetter])? {
-        guard let registration = records[id.key]?.registration else { return nil }
-        let letters = stickyLetters.values.sorted { $0.number < $1.number }.filter { $0.isAccepted(by: registration) }
-        return (registration, letters)
+        guard let record = records[id.key] else { return nil }
+        let letters = stickyLetters.values
+            .filter { $0.number < record.order && $0.isAccepted(by: record.registration) }
+            .sorted { $0.number < $1.number }
+        return (record.registration, letters)
     }
 
     /// Forgets the letters whose sender has gone (found by the caller, outside the lock).
@@ -287,7 +308,9 @@ struct Registry {
         let byProtocol =
             conformingIds.isEmpty ? [] : Self.conforming(conformingIds.compactMap { records[$0.key] }, sample())
         let members = (byType + byProtocol).filter { $0.registration.senders.admits(senderClass: senderClass) }
-        let route = Self.makeRoute(lineage: lineage, senderClass: senderClass, members: members)
+        let route = Self.makeRoute(
+            lineage: lineage, senderClass: senderClass, keepsMail: mailType is any StickyMail.Type, members: members
+        )
         for type in lineage {
             mailTypes.modify(Self.key(type), default: MailTypeIndex()) { $0.routes.append(route) }
         }
@@ -308,7 +331,7 @@ struct Registry {
         let exact = index.ids.compactMap { records[$0.key] }
         let byType = exact.filter { $0.registration.conformance == nil && lineage.contains($0.registration.mailType) }
         let byProtocol = exact.contains { $0.registration.conformance != nil } ? Self.conforming(exact, sample()) : []
-        let route = Self.makeRoute(lineage: lineage, senderClass: nil, members: byType + byProtocol)
+        let route = Self.makeRoute(lineage: lineage, senderClass: nil, keepsMail: false, members: byType + byProtocol)
         senders.modifyIfPresent(Self.key(senderKey)) { $0.routes[ObjectIdentifier(mailType)] = route }
         senderTable.insert(
             UInt(bitPattern: route.published.address),
@@ -323,10 +346,13 @@ struct Registry {
         records.filter { $0.registration.conformance?.admits(sample) == true }
     }
 
-    private static func makeRoute(lineage: [ObjectIdentifier], senderClass: AnyClass?, members: [Record]) -> Route {
+    private static func makeRoute(
+        lineage: [ObjectIdentifier], senderClass: AnyClass?, keepsMail: Bool, members: [Record]
+    ) -> Route {
         Route(
             mailTypes: Set(lineage),
             senderClass: senderClass,
+            keepsMail: keepsMail,
             registrations: members.sorted { $0.order < $1.order }.map { ($0.order, $0.registration) }
         )
     }

@@ -12,7 +12,8 @@ final class Route {
     let mailTypes: Set<ObjectIdentifier>
     /// The class of the sender for type routes (`nil`: posts without a sender); unused for instance routes.
     let senderClass: AnyClass?
-    /// Holds the address of the current entries' memory.
+    /// Holds the address of the current entries' memory; the word after it is 1 when posts of the mail type
+    /// are kept as sticky mail (its type is ``StickyMail``), set before the route is published.
     let published: AtomicWord
 
     // Only writers touch these, under the office lock, which already makes every access exclusive: Swift's
@@ -21,7 +22,7 @@ final class Route {
     @exclusivity(unchecked) private var retiredEntries: [(entries: Entries, stamp: UInt)] = []
 
     init(
-        mailTypes: Set<ObjectIdentifier>, senderClass: AnyClass?,
+        mailTypes: Set<ObjectIdentifier>, senderClass: AnyClass?, keepsMail: Bool,
         registrations: [(order: UInt, registration: Registration)]
     ) {
         self.mailTypes = mailTypes
@@ -30,7 +31,16 @@ final class Route {
         for (order, registration) in registrations {
             _ = entries.append(order: order, registration)
         }
-        published = .allocate(UInt(bitPattern: entries.address))
+        let words = UnsafeMutablePointer<UInt>.allocate(capacity: 2)
+        words.initialize(to: UInt(bitPattern: entries.address))
+        (words + 1).initialize(to: keepsMail ? 1 : 0)
+        published = AtomicWord(words)
+    }
+
+    /// Whether posts of the route whose ``published`` word is at `published` are kept as sticky mail.
+    @inline(__always)
+    static func keepsMail(published: UnsafeMutablePointer<UInt>) -> Bool {
+        published[1] != 0
     }
 
     deinit {

@@ -9,7 +9,11 @@ extension SortingOffice {
     func post(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, receipt: Receipt? = nil) {
         let section = ReadSection()
         defer { section.end() }
-        let route = Route.Snapshot(published: typeRoute(mailType, senderClass: nil, mail: mail))
+        let published = typeRoute(mailType, senderClass: nil, mail: mail)
+        if Route.keepsMail(published: published) {
+            keepSticky(mail, type: mailType, sender: nil)
+        }
+        let route = Route.Snapshot(published: published)
         if !Self.deliver(mail, type: mailType, from: nil, to: route, receipt: receipt) {
             reportUndelivered(mail, type: mailType, sender: nil, receipt: receipt)
         }
@@ -33,7 +37,11 @@ extension SortingOffice {
     ) {
         let section = ReadSection()
         defer { section.end() }
-        let byType = Route.Snapshot(published: typeRoute(mailType, senderClass: type(of: sender), mail: mail))
+        let published = typeRoute(mailType, senderClass: type(of: sender), mail: mail)
+        if Route.keepsMail(published: published) {
+            keepSticky(mail, type: mailType, sender: sender)
+        }
+        let byType = Route.Snapshot(published: published)
         let delivered: Bool
         if let published = instanceRoute(mailType, sender: sender, mail: mail) {
             let byInstance = Route.Snapshot(published: published)
@@ -46,7 +54,7 @@ extension SortingOffice {
         }
     }
 
-    /// Delivers along one route. Returns whether any registration received the mail.
+    /// Delivers along one route. Returns whether any registration received the mail (wiretaps do not count).
     @inline(__always)
     private static func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, to route: Route.Snapshot,
@@ -58,14 +66,14 @@ extension SortingOffice {
             if address != 0 {
                 delivered =
                     deliver(mail, type: mailType, from: sender, toRegistrationAt: address, receipt: receipt)
-                    || delivered
+                    == .received || delivered
             }
         }
         return delivered
     }
 
     /// Delivers along two routes at once, in registration order across both. Returns whether any registration
-    /// received the mail.
+    /// received the mail (wiretaps do not count).
     private static func deliver(
         _ mail: UnsafeRawPointer,
         type mailType: any Mail.Type,
@@ -91,7 +99,7 @@ extension SortingOffice {
             if address != 0 {
                 delivered =
                     deliver(mail, type: mailType, from: sender, toRegistrationAt: address, receipt: receipt)
-                    || delivered
+                    == .received || delivered
             }
         }
         return delivered
@@ -101,10 +109,17 @@ extension SortingOffice {
     private static func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?,
         toRegistrationAt address: UInt, receipt: Receipt?
-    ) -> Bool {
+    ) -> Registration.Outcome {
         Registration.withRegistration(at: address) {
             $0.deliver(mail, type: mailType, from: sender, receipt: receipt)
         }
+    }
+
+    /// Keeps a copy of mail of a ``StickyMail`` type, before its post reads its routes: so a registration added
+    /// before the letter is kept receives the post, and one added after it receives the letter by replay.
+    @inline(never)
+    private func keepSticky(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?) {
+        keepSticky(Registration.copy(mail, as: mailType), sender: sender)
     }
 
     /// Posts ``UndeliveredMail`` for mail that reached no registration, if anything listens for it: otherwise

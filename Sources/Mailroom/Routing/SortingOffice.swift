@@ -84,13 +84,14 @@ final class SortingOffice: Sendable {
     @usableFromInline
     func keepSticky(_ mail: any Mail, sender: SendableObject?) {
         let letter = StickyLetter(mail, sender: sender)
-        change { registry, _ in registry.keep(letter) }
+        // The replaced letter is released here, after the lock: its mail's `deinit` may call this office.
+        _ = change { registry, _ in registry.keep(letter) }
     }
 
     /// Forgets the sticky mail of `mailType`, from every sender or from one.
     func clearStickyMail(_ mailType: Any.Type, sender: SendableObject?) {
         let senderKey = sender.map(ObjectIdentifier.init)
-        change { registry, _ in registry.clearStickyMail(ObjectIdentifier(mailType), sender: senderKey) }
+        _ = change { registry, _ in registry.clearStickyMail(ObjectIdentifier(mailType), sender: senderKey) }
     }
 
     /// Delivers to registration `id` the sticky mail it accepts, oldest first. Returns how many it received.
@@ -105,10 +106,10 @@ final class SortingOffice: Sendable {
         var received = 0
         for letter in letters where !letter.hasLostItsSender {
             let mail = letter.mail
-            let delivered = Registration.withPointer(to: mail) {
+            let outcome = Registration.withPointer(to: mail) {
                 registration.deliver($0, type: type(of: mail), from: letter.liveSender, receipt: nil)
             }
-            received += delivered ? 1 : 0
+            received += outcome == .dropped ? 0 : 1
         }
         return received
     }
@@ -121,7 +122,7 @@ final class SortingOffice: Sendable {
     private func sweep(_ mortals: [Registration]) {
         let dead = mortals.filter { !$0.isAlive }.map(\.id)
         change { registry, garbage in
-            registry.remove(dead, garbage: &garbage)
+            registry.remove(dead, reclaiming: true, garbage: &garbage)
             registry.swept()
         }
     }

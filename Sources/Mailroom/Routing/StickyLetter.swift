@@ -10,15 +10,15 @@ struct StickyLetter {
     }
 
     let mail: any Mail
-    /// When it was kept, across the office, to replay letters in post order.
-    let number: UInt64
+    /// When it was kept, numbered with the office's registrations (see ``Registry/keep(_:)``): to replay letters
+    /// in post order, and only to registrations added after it.
+    var number: UInt = 0
     private weak var sender: SendableObject?
-    private let senderKey: SenderKey?
+    let senderKey: SenderKey?
     private let senderClass: AnyClass?
 
     init(_ mail: any Mail, sender: SendableObject?) {
         self.mail = mail
-        number = RecipientId.next().key
         self.sender = sender
         senderKey = sender.map(ObjectIdentifier.init)
         senderClass = sender.map { type(of: $0) }
