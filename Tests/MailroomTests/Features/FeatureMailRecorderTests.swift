@@ -114,7 +114,6 @@ struct FeatureMailRecorderTests {
         #expect(timeout?.received.map { ($0.mail as? Ping)?.n } == [2])
         #expect((timeout?.waited ?? .zero) >= .milliseconds(200))
         #expect(elapsed >= .milliseconds(200))
-        #expect(elapsed < .seconds(5))
         // What the failed wait saw is still there for the next one.
         let next = try await recorder.next(1, timeout: .seconds(1))
         #expect(next.map { ($0.mail as? Ping)?.n } == [2])
