@@ -7,15 +7,20 @@ let package = Package(
     products: [
         .library(name: "Mailroom", targets: ["Mailroom"]),
         .library(name: "MailroomTesting", targets: ["MailroomTesting"]),
+        .library(name: "MailroomFoundation", targets: ["MailroomFoundation"]),
     ],
     targets: [
         .target(name: "Mailroom", dependencies: ["_MailroomAtomics"]),
         .target(name: "_MailroomAtomics"),
         .target(name: "MailroomTesting", dependencies: ["Mailroom"]),
+        .target(name: "MailroomFoundation", dependencies: ["Mailroom"]),
         .executableTarget(name: "Tour", dependencies: ["Mailroom"], path: "Examples/Tour"),
         .executableTarget(name: "ConcurrencyTour", dependencies: ["Mailroom"], path: "Examples/ConcurrencyTour"),
         .executableTarget(name: "FeaturesTour", dependencies: ["Mailroom"], path: "Examples/Features"),
+        .executableTarget(
+            name: "FoundationTour", dependencies: ["Mailroom", "MailroomFoundation"], path: "Examples/FoundationBridge"),
         .testTarget(name: "MailroomTests", dependencies: ["Mailroom", "MailroomTesting"]),
+        .testTarget(name: "MailroomFoundationTests", dependencies: ["MailroomFoundation", "MailroomTesting"]),
         .executableTarget(name: "MemoryCheck", dependencies: ["Mailroom"], path: "Tests/MemoryCheck"),
     ],
     swiftLanguageModes: [.v6]

@@ -22,6 +22,29 @@ struct RequiredSenderTests {
         #expect(log.events == ["1 from device", "2 from phone", "7 from second device"])
     }
 
+    @Test("A handler whose sender type is any AnyObject & Sendable receives every sender; with S? also no sender")
+    func anySenderHandlers() {
+        let office = PostOffice()
+        let log = Log()
+        office.register { (ping: Ping, sender: any AnyObject & Sendable) in
+            log.record("required \(ping.n) from \(type(of: sender))")
+        }
+        office.register { (ping: Ping, sender: (any AnyObject & Sendable)?) in
+            log.record("optional \(ping.n) from \(sender.map { "\(type(of: $0))" } ?? "nil")")
+        }
+
+        office.post(Ping(n: 1), sender: Device("device"))
+        office.post(Ping(n: 2), sender: Stranger("stranger"))
+        office.post(Ping(n: 3))
+
+        #expect(
+            log.events == [
+                "required 1 from Device", "optional 1 from Device", "required 2 from Stranger",
+                "optional 2 from Stranger", "optional 3 from nil",
+            ]
+        )
+    }
+
     @Test("An (M, S) closure receives the very sender instance that posted")
     func closureReceivesTheIdenticalSender() {
         let office = PostOffice()

@@ -9,10 +9,13 @@ enum SenderFilter: Sendable {
     /// Posts whose sender is one object (`===`), identified here while it lives.
     case instance(ObjectIdentifier)
 
-    /// Posts whose sender is an `S`, or, when `orNoSender`, that have no sender.
+    /// Posts whose sender is an `S`, or, when `orNoSender`, that have no sender. `S` is a class, or
+    /// `any AnyObject & Sendable` for every sender.
     @usableFromInline
     static func kind<S: AnyObject>(_: S.Type, orNoSender: Bool) -> SenderFilter {
-        .kind(admitsClass: { $0 is S.Type }, orNoSender: orNoSender, senderType: S.self)
+        // For the existential, `$0 is S.Type` asks whether a class *is* the existential type: never.
+        let admitsEverySender = S.self == (any AnyObject & Sendable).self
+        return .kind(admitsClass: { admitsEverySender || $0 is S.Type }, orNoSender: orNoSender, senderType: S.self)
     }
 
     /// Whether posts from a sender of `senderClass` (`nil`: no sender) reach this registration. Always
