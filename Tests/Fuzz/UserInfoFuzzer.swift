@@ -484,8 +484,19 @@ private struct Builder {
     /// A dictionary of the entries as `[String: Any]` (when every key is a String), `[AnyHashable: Any]` or an
     /// `NSDictionary`. A later entry with an equal key replaces an earlier one.
     mutating func container(_ entries: [(AnyHashable, Any)]) -> Any {
-        var dictionary: [AnyHashable: Any] = [:]
+        // Keys that are equal replace each other here, found with `==` alone: on Linux some equal keys hash
+        // differently (`AnyHashable(NSNumber(value: 1))` and `AnyHashable(1)`; two `NSString`s of "é", composed
+        // and decomposed), and a Dictionary holding both stops the process, as it would for the app posting it.
+        var unique: [(AnyHashable, Any)] = []
         for (key, value) in entries {
+            if let index = unique.firstIndex(where: { $0.0 == key }) {
+                unique[index].1 = value
+            } else {
+                unique.append((key, value))
+            }
+        }
+        var dictionary: [AnyHashable: Any] = [:]
+        for (key, value) in unique {
             dictionary[key] = value
         }
         switch choices.byte() {

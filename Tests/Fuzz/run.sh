@@ -8,7 +8,8 @@
 # Builds UserInfoFuzzer.swift with the files of Sources/MailroomFoundation/UserInfo under ASan and libFuzzer, seeds
 # the corpus from Tests/Fuzz/Seeds, and exits non-zero on any crash, failed round trip (abort), leak, timeout
 # (an input running over 10 s) or out-of-memory (over 2 GB), after printing the failing input's path and a hexdump.
-# Failing inputs are kept in .build/fuzz-artifacts; `<binary> <input>` replays one.
+# Failing inputs are kept in .build/fuzz-artifacts; `<binary> <input>` replays one. Once fixed, a failing input goes
+# into Tests/Fuzz/Seeds (named for what it found), so that every run replays it first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -36,7 +37,8 @@ grep -v "Cannot export local symbol" "$work/build.log" >&2 || true
 echo "== fuzzing for ${seconds} s"
 started="$(date +%s)"
 status=0
-ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=1" \
+# Swift's own backtracer is off: it would run inside the crash and trip AddressSanitizer, hiding libFuzzer's report.
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=1" \
     "$work/fuzz" "$corpus" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 \
     -artifact_prefix="$artifacts/" -print_final_stats=1 2>&1 | tee "$work/fuzz.log" || status=$?

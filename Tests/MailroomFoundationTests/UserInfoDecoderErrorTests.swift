@@ -131,4 +131,12 @@ struct UserInfoDecoderErrorTests {
         let failure = try #require(valueFailure(Int.self, from: long))
         #expect(failure.message == "Expected Int but found \"\(String(repeating: "x", count: 60))…\" (String).")
     }
+
+    /// Found by the fuzzer (Tests/Fuzz): describing this date with `Date.description` stopped the process.
+    @Test("A date of NaN seconds in the wrong place is a type mismatch that describes it, not a crash")
+    func nanDatesAreDescribed() throws {
+        let failure = try #require(valueFailure(String.self, from: Date(timeIntervalSinceReferenceDate: .nan)))
+        #expect(failure.kind == .typeMismatch)
+        #expect(failure.message == "Expected String but found a date of NaN seconds since 2001 (Date).")
+    }
 }

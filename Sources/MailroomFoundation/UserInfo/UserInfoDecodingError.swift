@@ -66,6 +66,10 @@ enum UserInfoDecodingError {
             let shown = string.count > 60 ? "\(string.prefix(60))…" : string
             return "\"\(shown)\" (\(typeName))"
         }
+        if let date = value as? Date, date.timeIntervalSinceReferenceDate.isNaN {
+            // `Date.description` stops the process for this one.
+            return "a date of NaN seconds since 2001 (\(typeName))"
+        }
         if value is Date || value is URL || value is Data || value is CGRect || value is CGPoint || value is CGSize {
             return "\(value) (\(typeName))"
         }
