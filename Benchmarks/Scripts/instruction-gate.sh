@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 budgets=instruction-budgets.txt
-scenarios=(post-1-closure post-100-closures post-1-closure-1000-other-types post-1-closure-1000-other-protocols)
+scenarios=(post-1-closure post-100-closures post-1-closure-1000-other-types post-1-closure-1000-other-protocols
+    register-unregister-1000-others)
 tolerance_percent=10
 
 build_log="$(mktemp)"
@@ -22,9 +23,9 @@ binary="$(mktemp -d)/InstructionCounts"
 cp "$(swift build -c release --show-bin-path)/InstructionCounts" "$binary"
 strip --strip-debug "$binary"
 
-# Instructions inside `measuredPosts` for a number of posts.
+# Instructions inside `measuredPosts` (or `measuredPairs`) for a number of posts (or register + unregister pairs).
 collected() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*measuredPosts*' \
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*measured*' \
         "$binary" "$1" "$2" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
@@ -47,6 +48,11 @@ if [ "${1:-}" = "--update" ]; then
     exit 0
 fi
 
+# What a scenario's count is per: a post, or a register + unregister pair.
+unit() {
+    if [[ "$1" == register-* ]]; then echo pair; else echo post; fi
+}
+
 failures=0
 for scenario in "${scenarios[@]}"; do
     budget="$(awk -v s="$scenario" '$1 == s { print $2 }' "$budgets")"
@@ -58,10 +64,10 @@ for scenario in "${scenarios[@]}"; do
     count="$(per_post "$scenario")"
     limit=$((budget + budget * tolerance_percent / 100))
     if [ "$count" -gt "$limit" ]; then
-        echo "FAIL $scenario: $count instructions per post, budget $budget (+${tolerance_percent}% = $limit)"
+        echo "FAIL $scenario: $count instructions per $(unit "$scenario"), budget $budget (+${tolerance_percent}% = $limit)"
         failures=$((failures + 1))
     else
-        echo "ok   $scenario: $count instructions per post, budget $budget (+${tolerance_percent}% = $limit)"
+        echo "ok   $scenario: $count instructions per $(unit "$scenario"), budget $budget (+${tolerance_percent}% = $limit)"
     fi
 done
 [ "$failures" -eq 0 ] || exit 1

@@ -1,10 +1,11 @@
-// Posts a fixed number of times in one scenario, inside `measuredPosts`, so that
-// `valgrind --tool=callgrind --toggle-collect=*measuredPosts*` counts the instructions of the posts alone:
-// exact and identical from run to run, unlike wall-clock time. `Scripts/instruction-gate.sh` runs it.
+// Posts a fixed number of times in one scenario, inside `measuredPosts` (or registers and unregisters, inside
+// `measuredPairs`), so that `valgrind --tool=callgrind --toggle-collect=*measured*` counts the instructions of
+// that work alone: exact and identical from run to run, unlike wall-clock time. `Scripts/instruction-gate.sh`
+// runs it.
 //
-//   InstructionCounts <scenario> <posts>
+//   InstructionCounts <scenario> <count>
 //   scenarios: post-1-closure, post-100-closures, post-1-closure-1000-other-types,
-//              post-1-closure-1000-other-protocols
+//              post-1-closure-1000-other-protocols, register-unregister-1000-others
 import Mailroom
 
 #if canImport(Darwin)
@@ -36,6 +37,15 @@ func measuredPosts(_ office: PostOffice, _ count: Int) {
     }
 }
 
+/// Registers a closure and unregisters it, `count` times.
+@inline(never)
+func measuredPairs(_ office: PostOffice, _ count: Int) {
+    for _ in 0..<count {
+        let id = office.register { (ping: Ping) in sink.total &+= ping.value }
+        office.unregister(id)
+    }
+}
+
 /// Registers 1000 closures for 1000 other mail types (`Other<Other<...>>` nested to make each type distinct).
 func registerOtherTypes(_ office: PostOffice, count: Int) {
     func register<Tag>(_: Tag.Type, remaining: Int) {
@@ -47,8 +57,8 @@ func registerOtherTypes(_ office: PostOffice, count: Int) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let posts = Int(arguments[2]) else {
-    print("usage: InstructionCounts <scenario> <posts>")
+guard arguments.count == 3, let count = Int(arguments[2]) else {
+    print("usage: InstructionCounts <scenario> <count>")
     exit(2)
 }
 let office = PostOffice()
@@ -67,10 +77,18 @@ case "post-1-closure-1000-other-protocols":
         office.register(conformingTo: Unrelated.self) { _ in sink.total += 1 }
     }
     office.register { (ping: Ping) in sink.total &+= ping.value }
+case "register-unregister-1000-others":
+    for offset in 0..<1000 {
+        office.register { (ping: Ping) in sink.total &+= ping.value &+ offset }
+    }
+    office.post(Ping(value: 0))  // builds the route the pairs join and leave
+    measuredPairs(office, count)
+    print("\(arguments[1]): \(count) pairs, total \(sink.total)")
+    exit(0)
 default:
     print("unknown scenario \(arguments[1])")
     exit(2)
 }
 office.post(Ping(value: 0))  // builds the route, outside the measured part
-measuredPosts(office, posts)
-print("\(arguments[1]): \(posts) posts, total \(sink.total)")
+measuredPosts(office, count)
+print("\(arguments[1]): \(count) posts, total \(sink.total)")

@@ -91,7 +91,7 @@ struct Registry {
         let order = lastOrder
         let id = registration.id
         if case .instance(let senderKey) = registration.senders, let sender = registration.sender {
-            if senders.withValue(Self.key(senderKey), { _ in true }) == nil {
+            if !senders.contains(Self.key(senderKey)) {
                 let identity = SenderIdentity(sender)
                 senders[Self.key(senderKey)] = SenderIndex(key: senderKey, identity: identity)
                 senderTable.insert(identity.address, for: Self.senderKey(senderKey), garbage: &garbage)
@@ -124,10 +124,11 @@ struct Registry {
     }
 
     /// Calls `body` with every route the registration belongs to: the same rule decides where `add` appends it,
-    /// where a new route includes it, and where `remove` clears it.
-    private func forEachRoute(of registration: Registration, _ body: (Route) -> Void) {
+    /// where a new route includes it, and where `remove` clears it. Mutating only to reach the indexes in place:
+    /// reading one out of its map would copy it, retaining and releasing its arrays.
+    private mutating func forEachRoute(of registration: Registration, _ body: (Route) -> Void) {
         if case .instance(let senderKey) = registration.senders {
-            senders.withValue(Self.key(senderKey)) { index in
+            senders.modifyIfPresent(Self.key(senderKey)) { index in
                 for route in index.routes.values
                 where registration.conformance != nil || route.mailTypes.contains(registration.mailType) {
                     body(route)
@@ -138,7 +139,7 @@ struct Registry {
                 body(route)
             }
         } else {
-            mailTypes.withValue(Self.key(registration.mailType)) { index in
+            mailTypes.modifyIfPresent(Self.key(registration.mailType)) { index in
                 for route in index.routes where registration.senders.admits(senderClass: route.senderClass) {
                     body(route)
                 }
@@ -167,13 +168,15 @@ struct Registry {
     /// Removes registration `id`, and drops its queued deliveries that have not started, except when
     /// `reclaiming` a spent one-shot registration: the one delivery it made may still be waiting on its queue.
     mutating func remove(_ id: RecipientId, reclaiming: Bool = false, garbage: inout Garbage) {
-        guard let record = records[id.key] else { return }
-        records[id.key] = nil
+        guard let record = records.removeValue(forKey: id.key) else { return }
         let registration = record.registration
         forEachRoute(of: registration) { $0.remove(order: record.order) }
-        droppedRoutes.removeAll { Reclamation.isFree(since: $0.stamp) }
-        for dropped in droppedRoutes {
-            dropped.route.remove(order: record.order)
+        if !droppedRoutes.isEmpty {
+            // Guarded: `removeAll(where:)` copies even an empty array's storage.
+            droppedRoutes.removeAll { Reclamation.isFree(since: $0.stamp) }
+            for dropped in droppedRoutes {
+                dropped.route.remove(order: record.order)
+            }
         }
         if !(reclaiming && registration.isSpent) {
             registration.standing?.lower()
@@ -181,7 +184,7 @@ struct Registry {
         if registration.conformance != nil {
             conformingIds.removeAll { $0 == id }
         } else {
-            dropId(ofMailType: registration.mailType)
+            dropId(id, ofMailType: registration.mailType)
         }
         if Self.mayReceiveUndeliveredMail(registration) {
             undeliveredMailRecipients.decrement()
@@ -225,9 +228,14 @@ struct Registry {
         recipients[Self.key(recipientKey)] ?? []
     }
 
-    /// Counts a removed id of the mail type, and drops the removed ids from its list once they are the most.
-    private mutating func dropId(ofMailType mailType: ObjectIdentifier) {
+    /// Drops removed `id` from the mail type's list when it is the last one; otherwise counts it, and drops the
+    /// removed ids from the list once they are the most.
+    private mutating func dropId(_ id: RecipientId, ofMailType mailType: ObjectIdentifier) {
         let compact = mailTypes.modifyIfPresent(Self.key(mailType)) { index -> Bool in
+            if index.ids.last == id {
+                index.ids.removeLast()
+                return false
+            }
             index.removedIds += 1
             return index.removedIds > 16 && index.removedIds * 2 > index.ids.count
         }

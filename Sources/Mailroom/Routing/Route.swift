@@ -118,16 +118,25 @@ extension Route {
         }
 
         func clear(order: UInt) {
+            let count = count
+            // The last entry first: a registration made and removed again is always last, and registrations often
+            // go in the reverse order they came (a screen's, when it closes).
+            let index = count > 0 && address[2 * count - 1] == order ? count - 1 : firstIndex(notBelow: order)
+            guard index < count, address[1 + 2 * index] == order, address[2 + 2 * index] != 0 else { return }
+            AtomicWord(address + 2 + 2 * index).storeRelaxed(0)
+            liveCount -= 1
+            clearedCount += 1
+        }
+
+        /// The index of the first entry whose order is `order` or later (`count` if none), by binary search.
+        private func firstIndex(notBelow order: UInt) -> Int {
             var low = 0
             var high = count
             while low < high {
                 let middle = (low + high) / 2
                 if address[1 + 2 * middle] < order { low = middle + 1 } else { high = middle }
             }
-            guard low < count, address[1 + 2 * low] == order, address[2 + 2 * low] != 0 else { return }
-            AtomicWord(address + 2 + 2 * low).storeRelaxed(0)
-            liveCount -= 1
-            clearedCount += 1
+            return low
         }
 
         func copyLive(to other: Entries) {

@@ -21,7 +21,11 @@ struct WordMap<Value> {
         }
         set {
             if let newValue {
-                modify(key, default: newValue) { $0 = newValue }
+                if let index = index(of: key) {
+                    values[index] = newValue
+                } else {
+                    insert(newValue, for: key)
+                }
             } else if let index = index(of: key) {
                 remove(at: index)
             }
@@ -33,10 +37,14 @@ struct WordMap<Value> {
     mutating func modify<Result>(
         _ key: UInt64, default defaultValue: @autoclosure () -> Value, _ body: (inout Value) -> Result
     ) -> Result {
+        let index = index(of: key) ?? insert(defaultValue(), for: key)
+        return body(&values[index]!)
+    }
+
+    /// Stores `value` under `key`, which has no value yet, and returns its bucket.
+    @discardableResult
+    private mutating func insert(_ value: Value, for key: UInt64) -> Int {
         precondition(key != Self.empty, "keys are addresses or registration numbers")
-        if let index = index(of: key) {
-            return body(&values[index]!)
-        }
         if (count + 1) * 4 > keys.count * 3 {
             rehash(capacity: max(8, (count + 1) * 2))
         }
@@ -45,9 +53,9 @@ struct WordMap<Value> {
             index = (index + 1) & (keys.count - 1)
         }
         keys[index] = key
-        values[index] = defaultValue()
+        values[index] = value
         count += 1
-        return body(&values[index]!)
+        return index
     }
 
     /// Calls `body` with the value under `key`, if there is one; returns nil otherwise.
@@ -57,10 +65,17 @@ struct WordMap<Value> {
         return body(&values[index]!)
     }
 
-    /// Calls `body` with the value under `key` without copying it, if there is one; returns nil otherwise.
-    func withValue<Result>(_ key: UInt64, _ body: (borrowing Value) -> Result) -> Result? {
+    /// Removes the value under `key` and returns it; nil if there was none.
+    mutating func removeValue(forKey key: UInt64) -> Value? {
         guard let index = index(of: key) else { return nil }
-        return body(values[index].unsafelyUnwrapped)
+        let value = values[index]
+        remove(at: index)
+        return value
+    }
+
+    /// Whether a value is stored under `key`.
+    func contains(_ key: UInt64) -> Bool {
+        index(of: key) != nil
     }
 
     /// Calls `body` with every stored value, to change it in place.
