@@ -139,10 +139,16 @@ extension Route {
             return low
         }
 
+        /// Copies the live entries into `other`, which is empty, large enough and not yet published.
         func copyLive(to other: Entries) {
+            var copied = 0
             for index in 0..<count where address[2 + 2 * index] != 0 {
-                _ = other.append(order: address[1 + 2 * index], Registration.at(address[2 + 2 * index]))
+                (other.address + 1 + 2 * copied).initialize(to: address[1 + 2 * index])
+                (other.address + 2 + 2 * copied).initialize(to: address[2 + 2 * index])
+                copied += 1
             }
+            other.address[0] = UInt(copied)
+            other.liveCount = copied
         }
     }
 }
