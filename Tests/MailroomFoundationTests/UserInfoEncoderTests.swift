@@ -34,18 +34,6 @@ private enum Sample {
         var rect = CGRect(x: 0, y: 100, width: 320, height: 216)
     }
 
-    struct KeyboardFrames: Encodable {
-        var begin: CGRect
-        var end: CGRect
-        var duration: Double
-
-        enum CodingKeys: String, CodingKey {
-            case begin = "UIKeyboardFrameBeginUserInfoKey"
-            case end = "UIKeyboardFrameEndUserInfoKey"
-            case duration = "UIKeyboardAnimationDurationUserInfoKey"
-        }
-    }
-
     struct Address: Codable, Equatable {
         var street: String
         var number: Int
@@ -373,16 +361,23 @@ struct UserInfoEncoderValueTests {
     func codingKeysNameTheKeys() throws {
         let begin = CGRect(x: 0, y: 480, width: 320, height: 216)
         let end = CGRect(x: 0, y: 264, width: 320, height: 216)
-        let info = try UserInfoEncoder().encode(Sample.KeyboardFrames(begin: begin, end: end, duration: 0.25))
+        let change = KeyboardFrameChange(
+            frameBegin: begin, frameEnd: end, duration: 0.25, curve: .keyboard, isLocal: true)
+        let info = try UserInfoEncoder().encode(change)
         let expectedKeys: Set = [
             "UIKeyboardFrameBeginUserInfoKey",
             "UIKeyboardFrameEndUserInfoKey",
             "UIKeyboardAnimationDurationUserInfoKey",
+            "UIKeyboardAnimationCurveUserInfoKey",
+            "UIKeyboardIsLocalUserInfoKey",
         ]
         #expect(Set(info.keys.compactMap { $0.base as? String }) == expectedKeys)
         expectExactly(info["UIKeyboardFrameBeginUserInfoKey"], begin)
         expectExactly(info["UIKeyboardFrameEndUserInfoKey"], end)
         expectExactly(info["UIKeyboardAnimationDurationUserInfoKey"], 0.25)
+        expectExactly(info["UIKeyboardAnimationCurveUserInfoKey"], 7)
+        expectExactly(info["UIKeyboardIsLocalUserInfoKey"], true)
+        #expect(try UserInfoDecoder().decode(KeyboardFrameChange.self, from: info) == change)
     }
 
     @Test("enums with raw values are stored as their raw values")

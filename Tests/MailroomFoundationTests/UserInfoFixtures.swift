@@ -120,7 +120,7 @@ struct OptionalBox<Value: Decodable>: Decodable {
     let value: Value?
 }
 
-enum Curve: Int, Decodable, Equatable {
+enum Curve: Int, Codable, Equatable {
     case easeInOut = 0
     case easeIn = 1
     case easeOut = 2
@@ -138,7 +138,7 @@ struct InfoKey: RawRepresentable, Hashable {
 }
 
 /// The userInfo of UIKit's keyboard notifications, with the system's key names; also mail, for the bridge.
-struct KeyboardFrameChange: Mail, Decodable, Equatable {
+struct KeyboardFrameChange: Mail, Codable, Equatable {
     let frameBegin: CGRect
     let frameEnd: CGRect
     let duration: Double
