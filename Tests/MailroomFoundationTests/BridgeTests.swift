@@ -35,16 +35,13 @@ private final class LogCapture: Sendable {
     }
 }
 
-/// A value behind a lock, for handlers to record into.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    var current: Value { lock.withLock { value } }
-    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
+/// Mailroom's lock-protected value, for handlers to record into.
+extension Locked {
+    var current: State { withLock { $0 } }
+    func update(_ body: (inout State) -> Void) { withLock(body) }
 }
 
-extension Locked where Value == [String] {
+extension Locked where State == [String] {
     func append(_ line: String) { update { $0.append(line) } }
 }
 

@@ -88,6 +88,13 @@ let mailKey = "mail"
 
 /// Adds a block observer the way NotificationCenter's users write it: the mail travels in `userInfo` and is
 /// cast back in the observer.
+/// Posts `iterations` pings to `center` the way its users do: the value in userInfo, under `pingName`.
+func postPings(_ iterations: Int, to center: NotificationCenter, object: AnyObject? = nil) {
+    for index in 0..<iterations {
+        center.post(name: pingName, object: object, userInfo: [mailKey: Ping(value: index)])
+    }
+}
+
 func observe(
     _ center: NotificationCenter,
     name: Notification.Name = pingName,
@@ -283,9 +290,7 @@ func recipientsVariants(_ count: Int, perDelivery: Bool) -> (mailroom: Variant, 
         keepAlive.hold(observe(center) { ping in consume(ping.value &+ offset) })
     }
     let notificationCenter = Variant("NotificationCenter", operationsPerIteration: unit) { iterations in
-        for index in 0..<iterations {
-            center.post(name: pingName, object: nil, userInfo: [mailKey: Ping(value: index)])
-        }
+        postPings(iterations, to: center)
     }
 
     return (mailroom, notificationCenter, bareLoop(over: makeHandlers(count), operationsPerIteration: unit))
@@ -365,9 +370,7 @@ func thousandMethods() -> Scenario {
         keepAlive.hold(token)
     }
     let notificationCenter = Variant("NotificationCenter", operationsPerIteration: count) { iterations in
-        for index in 0..<iterations {
-            center.post(name: pingName, object: nil, userInfo: [mailKey: Ping(value: index)])
-        }
+        postPings(iterations, to: center)
     }
 
     let handlers: [(Ping) -> Void] = recipients.map { recipient in
@@ -421,9 +424,7 @@ func oneAmongOthers(
     setUpCenter(center)
     keepAlive.hold(observe(center, object: sender) { ping in consume(ping.value) })
     let notificationCenter = Variant("NotificationCenter") { iterations in
-        for index in 0..<iterations {
-            center.post(name: pingName, object: sender, userInfo: [mailKey: Ping(value: index)])
-        }
+        postPings(iterations, to: center, object: sender)
     }
 
     let bare = bareLoop(over: makeHandlers(1))
@@ -502,9 +503,7 @@ func exactSender() -> Scenario {
     let center = NotificationCenter()
     keepAlive.hold(observe(center, object: sender) { ping in consume(ping.value) })
     let notificationCenter = Variant("NotificationCenter") { iterations in
-        for index in 0..<iterations {
-            center.post(name: pingName, object: sender, userInfo: [mailKey: Ping(value: index)])
-        }
+        postPings(iterations, to: center, object: sender)
     }
     let bare = bareLoop(over: makeHandlers(1))
     return Scenario(
@@ -643,9 +642,7 @@ func queueDelivery() -> Scenario {
             if let ping = note.userInfo?[mailKey] as? Ping { handler(ping) }
         })
     let notificationCenter = Variant("NotificationCenter, serial OperationQueue") { iterations in
-        for index in 0..<iterations {
-            center.post(name: pingName, object: nil, userInfo: [mailKey: Ping(value: index)])
-        }
+        postPings(iterations, to: center)
         operationQueue.waitUntilAllOperationsAreFinished()
     }
 
@@ -691,11 +688,6 @@ func twoThreads() -> Scenario {
     @Sendable func officePosts(_ iterations: Int) {
         for index in 0..<iterations { office.post(Ping(value: index)) }
     }
-    @Sendable func centerPosts(_ iterations: Int) {
-        for index in 0..<iterations {
-            center.post(name: pingName, object: nil, userInfo: [mailKey: Ping(value: index)])
-        }
-    }
     // Two threads each make `iterations` posts; the time is until both are done.
     let twoCores = CoreUsage()
     let oneCore = CoreUsage()
@@ -706,7 +698,7 @@ func twoThreads() -> Scenario {
         oneCore.run(threads: 1) { officePosts(iterations) }
     }
     let notificationCenter = Variant("NotificationCenter, 2 threads", operationsPerIteration: 2) { iterations in
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in centerPosts(iterations) }
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in postPings(iterations, to: center) }
     }
     // Control: how this machine runs two threads that share nothing (a loop calling `consume`), against one.
     @Sendable func controlLoop(_ iterations: Int) {

@@ -58,50 +58,26 @@ struct ConcurrencyMainActorTests {
                 PingViewModel(tape: exact), PingViewModel(tape: exactWithSender), PingViewModel(tape: exactNoArgument),
             ]
         }
-        let device = Device("device")
-        let phone = Phone("phone")
-        let otherPhone = Phone("other phone")
-        let stranger = Stranger("stranger")
+        let senders = SenderMix()
         office.register(models[0], PingViewModel.receiveFromDevice)
         office.register(models[1], PingViewModel.receiveFromOptionalDevice)
         office.register(Ping.self, models[2], PingViewModel.reload)
-        office.register(sender: phone, models[3], PingViewModel.receive)
-        office.register(sender: phone, models[4], PingViewModel.receiveFromDevice)
-        office.register(sender: phone, Ping.self, models[5], PingViewModel.reload)
+        office.register(sender: senders.phone, models[3], PingViewModel.receive)
+        office.register(sender: senders.phone, models[4], PingViewModel.receiveFromDevice)
+        office.register(sender: senders.phone, Ping.self, models[5], PingViewModel.reload)
 
         await onBackgroundThread("posts from a global-queue thread") {
-            for round in 0..<20 {
-                office.post(Ping(n: round * 10))
-                office.post(Ping(n: round * 10 + 1), sender: device)
-                office.post(Ping(n: round * 10 + 2), sender: phone)
-                office.post(Ping(n: round * 10 + 3), sender: stranger)
-                office.post(Ping(n: round * 10 + 4), sender: otherPhone)
-            }
+            senders.post(to: office)
         }
         await mainQueueDrained()
 
-        let rounds = 0..<20
-        #expect(
-            byKind.events
-                == rounds.flatMap { round in
-                    [
-                        "ping \(round * 10 + 1) from device", "ping \(round * 10 + 2) from phone",
-                        "ping \(round * 10 + 4) from other phone",
-                    ]
-                })
-        #expect(
-            byOptionalKind.events
-                == rounds.flatMap { round in
-                    [
-                        "ping \(round * 10) from nil", "ping \(round * 10 + 1) from device",
-                        "ping \(round * 10 + 2) from phone", "ping \(round * 10 + 4) from other phone",
-                    ]
-                })
+        #expect(byKind.events == SenderMix.receivedByKind)
+        #expect(byOptionalKind.events == SenderMix.receivedByOptionalKind)
         #expect(noArgument.events == Array(repeating: "reload", count: 100))
-        #expect(exact.events == rounds.map { "ping \($0 * 10 + 2)" })
-        #expect(exactWithSender.events == rounds.map { "ping \($0 * 10 + 2) from phone" })
+        #expect(exact.events == SenderMix.rounds.map { "ping \($0 * 10 + 2)" })
+        #expect(exactWithSender.events == SenderMix.rounds.map { "ping \($0 * 10 + 2) from phone" })
         #expect(exactNoArgument.events == Array(repeating: "reload", count: 20))
-        withExtendedLifetime((models, phone)) {}
+        withExtendedLifetime((models, senders)) {}
     }
 
     @Test(
@@ -114,10 +90,7 @@ struct ConcurrencyMainActorTests {
         let byOptionalKind = Tape<String>()
         let noArgument = Tape<String>()
         let exact = Tape<String>()
-        let device = Device("device")
-        let phone = Phone("phone")
-        let otherPhone = Phone("other phone")
-        let stranger = Stranger("stranger")
+        let senders = SenderMix()
         office.register(on: .mainActor) { (ping: Ping) in
             any.record("ping \(ping.n)\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
@@ -131,44 +104,21 @@ struct ConcurrencyMainActorTests {
         office.register(on: .mainActor, Ping.self) {
             noArgument.record("reload\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
-        office.register(on: .mainActor, sender: phone) { (ping: Ping) in
+        office.register(on: .mainActor, sender: senders.phone) { (ping: Ping) in
             exact.record("ping \(ping.n)\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
 
         await finish("posts from a detached task") {
-            await Task.detached {
-                for round in 0..<20 {
-                    office.post(Ping(n: round * 10))
-                    office.post(Ping(n: round * 10 + 1), sender: device)
-                    office.post(Ping(n: round * 10 + 2), sender: phone)
-                    office.post(Ping(n: round * 10 + 3), sender: stranger)
-                    office.post(Ping(n: round * 10 + 4), sender: otherPhone)
-                }
-            }.value
+            await Task.detached { senders.post(to: office) }.value
         }
         await mainQueueDrained()
 
-        let rounds = 0..<20
-        #expect(any.events == rounds.flatMap { round in (0..<5).map { "ping \(round * 10 + $0)" } })
-        #expect(
-            byKind.events
-                == rounds.flatMap { round in
-                    [
-                        "ping \(round * 10 + 1) from device", "ping \(round * 10 + 2) from phone",
-                        "ping \(round * 10 + 4) from other phone",
-                    ]
-                })
-        #expect(
-            byOptionalKind.events
-                == rounds.flatMap { round in
-                    [
-                        "ping \(round * 10) from nil", "ping \(round * 10 + 1) from device",
-                        "ping \(round * 10 + 2) from phone", "ping \(round * 10 + 4) from other phone",
-                    ]
-                })
+        #expect(any.events == SenderMix.rounds.flatMap { round in (0..<5).map { "ping \(round * 10 + $0)" } })
+        #expect(byKind.events == SenderMix.receivedByKind)
+        #expect(byOptionalKind.events == SenderMix.receivedByOptionalKind)
         #expect(noArgument.events == Array(repeating: "reload", count: 100))
-        #expect(exact.events == rounds.map { "ping \($0 * 10 + 2)" })
-        withExtendedLifetime(phone) {}
+        #expect(exact.events == SenderMix.rounds.map { "ping \($0 * 10 + 2)" })
+        withExtendedLifetime(senders) {}
     }
 
     @Test(
@@ -411,5 +361,43 @@ extension ConcurrencyMainActorTests {
 
         #expect(tape.events == (0..<100).map { "ping \($0)" })
         withExtendedLifetime(viewModel) {}
+    }
+}
+
+/// Senders of every kind a filter tells apart, and the posts the tests above make with them.
+private struct SenderMix: Sendable {
+    let device = Device("device")
+    let phone = Phone("phone")
+    let otherPhone = Phone("other phone")
+    let stranger = Stranger("stranger")
+
+    static let rounds = 0..<20
+
+    /// Each round posts `Ping` round * 10 + 0...4: without a sender, from the device, the phone, the stranger and
+    /// the other phone.
+    func post(to office: PostOffice) {
+        for round in Self.rounds {
+            office.post(Ping(n: round * 10))
+            office.post(Ping(n: round * 10 + 1), sender: device)
+            office.post(Ping(n: round * 10 + 2), sender: phone)
+            office.post(Ping(n: round * 10 + 3), sender: stranger)
+            office.post(Ping(n: round * 10 + 4), sender: otherPhone)
+        }
+    }
+
+    /// What a `(Ping, Device)` recipient records of those posts.
+    static let receivedByKind = rounds.flatMap { round in
+        [
+            "ping \(round * 10 + 1) from device", "ping \(round * 10 + 2) from phone",
+            "ping \(round * 10 + 4) from other phone",
+        ]
+    }
+
+    /// What a `(Ping, Device?)` recipient records of those posts.
+    static let receivedByOptionalKind = rounds.flatMap { round in
+        [
+            "ping \(round * 10) from nil", "ping \(round * 10 + 1) from device", "ping \(round * 10 + 2) from phone",
+            "ping \(round * 10 + 4) from other phone",
+        ]
     }
 }

@@ -126,33 +126,6 @@ enum StressSenderObject: Sendable {
 
 // MARK: - Randomness
 
-/// SplitMix64: a small seeded generator, so that a failing run can be repeated with the same seed.
-struct StressRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<bound.
-    mutating func below(_ bound: Int) -> Int {
-        Int.random(in: 0..<bound, using: &self)
-    }
-
-    /// True with probability `percent` / 100.
-    mutating func chance(_ percent: Int) -> Bool {
-        below(100) < percent
-    }
-}
-
 /// The seed of the randomized reliability tests: `MAILROOM_STRESS_SEED` or a fixed default.
 let stressSeed: UInt64 = UInt64(ProcessInfo.processInfo.environment["MAILROOM_STRESS_SEED"] ?? "") ?? 0x5EED_2026
 

@@ -458,7 +458,7 @@ private final class StressRun: @unchecked Sendable {
     // MARK: Working
 
     private func work(_ thread: Int, _ worker: StressWorker) {
-        var random = StressRandom(seed: seed &+ UInt64(thread) &* 0x1_0000_0001)
+        var random = SplitMix64(seed: seed &+ UInt64(thread) &* 0x1_0000_0001)
         var result = StressThreadResult()
         var privateGeneration = 0
         var privateOffice = PostOffice()
@@ -584,7 +584,7 @@ private final class StressRun: @unchecked Sendable {
     }
 
     private func makeRegistration(
-        _ thread: Int, _ random: inout StressRandom, _ result: inout StressThreadResult, _ probes: inout [StressProbe],
+        _ thread: Int, _ random: inout SplitMix64, _ result: inout StressThreadResult, _ probes: inout [StressProbe],
         privateOffice: PostOffice, privateKey: Int, queues: [DispatchQueue]
     ) -> StressRegistration {
         let onShared = random.chance(60)
