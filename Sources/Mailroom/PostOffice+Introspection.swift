@@ -6,7 +6,7 @@ extension PostOffice: CustomDebugStringConvertible {
     /// already delivered, are left out (and reclaimed, as ``registrationCount`` does).
     public var registrations: [RegistrationInfo] {
         _ = registrationCount
-        return sortingOffice.registrations.filter(\.isAlive).map(RegistrationInfo.init)
+        return sortingOffice.registrations.filter(\.registration.isAlive).map(RegistrationInfo.init)
     }
 
     /// The office's live registrations, one per line, grouped by mail type.

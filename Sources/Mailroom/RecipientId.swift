@@ -6,13 +6,14 @@ internal import _MailroomAtomics
 /// never reused while the process runs. Unregistering an id that is unknown to an office, already removed,
 /// or from another office changes nothing.
 public struct RecipientId: Hashable, Sendable, CustomStringConvertible {
-    private let number: UInt64
+    /// Unique in the process: counts registrations from 1.
+    let number: UInt64
+    /// Where the office that made the registration keeps it (see ``RegistrationSlots``); fixed by `number`.
+    let slot: Int
 
-    /// The key of this registration in its office's tables.
-    var key: UInt64 { number }
-
-    static func next() -> RecipientId {
-        RecipientId(number: mailroom_next_registration_number())
+    /// The id of a new registration, to be kept in `slot`.
+    static func next(slot: Int) -> RecipientId {
+        RecipientId(number: mailroom_next_registration_number(), slot: slot)
     }
 
     /// `RecipientId(n)`, where `n` counts registrations in the process from 1.

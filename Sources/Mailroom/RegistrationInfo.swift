@@ -62,10 +62,10 @@ public struct RegistrationInfo: Sendable, CustomStringConvertible {
 }
 
 extension RegistrationInfo {
-    init(_ registration: Registration) {
-        id = registration.id
+    init(id: RecipientId, _ registration: Registration) {
+        self.id = id
         let typeName = String(describing: registration.registeredType)
-        mailType = registration.conformance == nil ? typeName : "any \(typeName)"
+        mailType = !registration.isForProtocol ? typeName : "any \(typeName)"
         switch registration.senders {
         case .any:
             senders = .any

@@ -66,29 +66,55 @@ final class Registration: Sendable {
         let isWiretap: Bool
     }
 
-    let id = RecipientId.next()
+    /// What only some registrations have. Kept apart, so that the others (a closure or a method for a mail type)
+    /// are quicker to make and to free: a weak reference costs a call to set up and another to destroy, even
+    /// when it is `nil`.
+    private final class Particulars: Sendable {
+        let conformance: Conformance?
+        /// The exact sender of a `register(sender:...)` registration.
+        weak let sender: SendableObject?
+        /// The object the registration was tied to (``PostOffice/tie(to:_:)``): it ends when that object goes.
+        weak let owner: SendableObject?
+        /// Called when the registration is freed: after it was removed and no post or queued delivery holds it.
+        let whenGone: (@Sendable () -> Void)?
+
+        init(
+            conformance: Conformance?, sender: SendableObject?, owner: SendableObject?,
+            whenGone: (@Sendable () -> Void)?
+        ) {
+            self.conformance = conformance
+            self.sender = sender
+            self.owner = owner
+            self.whenGone = whenGone
+        }
+    }
+
     let mailType: ObjectIdentifier
     /// The registered mail type, or the protocol's existential type: for introspection.
     let registeredType: Any.Type
-    /// For a registration for a protocol (or `any Mail`); `nil` for one for a mail type.
-    let conformance: Conformance?
     let senders: SenderFilter
-    /// The exact sender of a `register(sender:...)` registration.
-    weak let sender: SendableObject?
     /// The recipient of a method (or actor) registration.
     weak let recipient: SendableObject?
     let recipientKey: ObjectIdentifier?
-    /// The object this registration was tied to (``PostOffice/tie(to:_:)``): it ends when that object goes.
-    weak let owner: SendableObject?
     let isTied: Bool
+    /// True for a registration for ``UndeliveredMail``, or for a protocol it conforms to.
+    let mayReceiveUndeliveredMail: Bool
     /// Raised while registered; a delivery that was deferred and finds it lowered is dropped. `nil` for
     /// registrations that only deliver at once.
     let standing: AtomicFlag?
     let delivery: Delivery
     /// Not optional: a closure stored in an `Optional` is reabstracted, and calling it allocates.
     let handler: Handler
-    /// Called when the registration is freed: after it was removed and no post or queued delivery holds it.
-    private let whenGone: (@Sendable () -> Void)?
+    private let particulars: Particulars?
+
+    /// For a registration for a protocol (or `any Mail`); `nil` for one for a mail type.
+    var conformance: Conformance? { particulars?.conformance }
+    /// True for a registration for a protocol (or `any Mail`).
+    var isForProtocol: Bool { particulars?.conformance != nil }
+    /// The exact sender of a `register(sender:...)` registration.
+    var sender: SendableObject? { particulars?.sender }
+    /// The object this registration was tied to (``PostOffice/tie(to:_:)``).
+    var owner: SendableObject? { particulars?.owner }
 
     /// A registration for mail of type `M`, whose handler runs at once, on a queue or on the main actor.
     /// - Parameters:
@@ -175,15 +201,20 @@ final class Registration: Sendable {
         _ handler: @escaping Handler, _ whenGone: (@Sendable () -> Void)?
     ) {
         let options = EnrollmentOptions.current
+        let owner = options?.owner
         mailType = ObjectIdentifier(registeredType)
         self.registeredType = registeredType
-        self.conformance = conformance
         self.senders = exactSender.map { .instance(ObjectIdentifier($0)) } ?? senders
-        sender = exactSender
         self.recipient = recipient
         recipientKey = recipient.map(ObjectIdentifier.init)
-        owner = options?.owner
-        isTied = options?.owner != nil
+        isTied = owner != nil
+        mayReceiveUndeliveredMail =
+            conformance.map { $0.admits(UndeliveredMail.probe) } ?? (registeredType == UndeliveredMail.self)
+        if conformance != nil || exactSender != nil || owner != nil || whenGone != nil {
+            particulars = Particulars(conformance: conformance, sender: exactSender, owner: owner, whenGone: whenGone)
+        } else {
+            particulars = nil
+        }
         var delivery = delivery
         if isTied {
             delivery = .owned(delivery)
@@ -198,11 +229,10 @@ final class Registration: Sendable {
         }
         self.delivery = delivery
         self.handler = handler
-        self.whenGone = whenGone
     }
 
     deinit {
-        whenGone?()
+        particulars?.whenGone?()
     }
 
     /// False once a method recipient, an exact sender or the owner it was tied to has gone, or once a

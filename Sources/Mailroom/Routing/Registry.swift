@@ -11,19 +11,30 @@
 /// Nothing here releases a registration, route or table: whatever a reader might still reach is appended
 /// to `garbage`, which the caller retires after unlocking.
 struct Registry {
-    private struct Record {
-        let registration: Registration
-        /// Registration order within the office; routes are sorted by it.
-        let order: UInt
-    }
+    private typealias Record = RegistrationSlots.Record
 
     /// What the office knows about one registered (or posted) mail type.
     private struct MailTypeIndex {
         /// Registrations for the type, in order; ids already removed are skipped, and dropped in bulk.
         var ids: [RecipientId] = []
         var removedIds = 0
-        /// Type routes whose posted mail type is this type or one of its subclasses.
-        var routes: [Route] = []
+        /// Type routes whose posted mail type is this type or one of its subclasses. Unretained, so that walking
+        /// them retains nothing: `typeRoutes` holds them, and they leave both together.
+        var routes: [Unmanaged<Route>] = []
+
+        /// Drops removed `id` from the list when it is the last one; otherwise counts it, and drops the removed
+        /// ids (those `records` no longer holds) once they are the most.
+        mutating func drop(_ id: RecipientId, records: RegistrationSlots) {
+            if ids.last == id {
+                ids.removeLast()
+                return
+            }
+            removedIds += 1
+            if removedIds > 16 && removedIds * 2 > ids.count {
+                ids.removeAll { records[$0] == nil }
+                removedIds = 0
+            }
+        }
     }
 
     /// The registrations that listen to one exact sender, and the routes built for it.
@@ -34,8 +45,8 @@ struct Registry {
         var routes: [ObjectIdentifier: Route] = [:]
     }
 
-    /// By registration number.
-    private var records = WordMap<Record>()
+    /// By id.
+    private let records = RegistrationSlots()
     /// By mail type.
     private var mailTypes = WordMap<MailTypeIndex>()
     /// By exact sender.
@@ -70,13 +81,13 @@ struct Registry {
     var isSweepDue: Bool { records.count >= nextSweep }
 
     /// The registrations that can end without being unregistered: with an object, or once delivered.
-    var mortalRegistrations: [Registration] {
-        records.allValues.map(\.registration).filter(\.isMortal)
+    var mortalRegistrations: [(id: RecipientId, registration: Registration)] {
+        records.all.filter(\.registration.isMortal).map { ($0.id, $0.registration) }
     }
 
     /// Every registration held, in registration order.
-    var registrations: [Registration] {
-        records.allValues.sorted { $0.order < $1.order }.map(\.registration)
+    var registrations: [(id: RecipientId, registration: Registration)] {
+        records.all.sorted { $0.order < $1.order }.map { ($0.id, $0.registration) }
     }
 
     /// Records that a sweep was made, so the next is due when the registrations have doubled.
@@ -86,10 +97,11 @@ struct Registry {
 
     // MARK: - Registering
 
-    mutating func add(_ registration: Registration, garbage: inout Garbage) {
+    /// Adds `registration` and returns its id.
+    mutating func add(_ registration: Registration, garbage: inout Garbage) -> RecipientId {
         lastOrder += 1
         let order = lastOrder
-        let id = registration.id
+        let id = records.insert(registration, order: order)
         if case .instance(let senderKey) = registration.senders, let sender = registration.sender {
             if !senders.contains(Self.key(senderKey)) {
                 let identity = SenderIdentity(sender)
@@ -98,50 +110,61 @@ struct Registry {
             }
             senders.modifyIfPresent(Self.key(senderKey)) { $0.ids.append(id) }
         }
-        if registration.conformance != nil {
+        if registration.isForProtocol {
             if !registration.senders.isInstance {
                 conformingIds.append(id)
             }
             dropAllRoutes(garbage: &garbage)
         } else {
-            mailTypes.modify(Self.key(registration.mailType), default: MailTypeIndex()) { $0.ids.append(id) }
-            forEachRoute(of: registration) { $0.append(order: order, registration) }
+            forEachRoute(of: registration, updatingIndex: { $0.ids.append(id) }) { $0.append(order: order, registration) }
         }
         if let recipientKey = registration.recipientKey {
             recipients.modify(Self.key(recipientKey), default: []) { $0.append(id) }
         }
-        if Self.mayReceiveUndeliveredMail(registration) {
+        if registration.mayReceiveUndeliveredMail {
             undeliveredMailRecipients.increment()
         }
-        records[id.key] = Record(registration: registration, order: order)
-    }
-
-    private static func mayReceiveUndeliveredMail(_ registration: Registration) -> Bool {
-        guard let conformance = registration.conformance else {
-            return registration.mailType == ObjectIdentifier(UndeliveredMail.self)
-        }
-        return conformance.admits(UndeliveredMail.probe)
+        return id
     }
 
     /// Calls `body` with every route the registration belongs to: the same rule decides where `add` appends it,
     /// where a new route includes it, and where `remove` clears it. Mutating only to reach the indexes in place:
     /// reading one out of its map would copy it, retaining and releasing its arrays.
-    private mutating func forEachRoute(of registration: Registration, _ body: (Route) -> Void) {
+    ///
+    /// For a registration for a mail type, `updateIndex` is called with that type's index (made if missing), so
+    /// that registering and unregistering look it up once. Inlined, so that neither closure is a call.
+    @inline(__always)
+    private mutating func forEachRoute(
+        of registration: Registration, updatingIndex updateIndex: (inout MailTypeIndex) -> Void = { _ in },
+        _ body: (Route) -> Void
+    ) {
+        let isForSender: Bool
         if case .instance(let senderKey) = registration.senders {
+            isForSender = true
             senders.modifyIfPresent(Self.key(senderKey)) { index in
                 for route in index.routes.values
-                where registration.conformance != nil || route.mailTypes.contains(registration.mailType) {
+                where registration.isForProtocol || route.mailTypes.contains(registration.mailType) {
                     body(route)
                 }
             }
-        } else if registration.conformance != nil {
+        } else {
+            isForSender = false
+        }
+        if registration.isForProtocol {
+            guard !isForSender else { return }
             for route in typeRoutes.values where registration.senders.admits(senderClass: route.senderClass) {
                 body(route)
             }
         } else {
-            mailTypes.modifyIfPresent(Self.key(registration.mailType)) { index in
-                for route in index.routes where registration.senders.admits(senderClass: route.senderClass) {
-                    body(route)
+            mailTypes.modify(Self.key(registration.mailType), default: MailTypeIndex()) { index in
+                updateIndex(&index)
+                guard !isForSender else { return }
+                for route in index.routes {
+                    route._withUnsafeGuaranteedRef { route in
+                        if registration.senders.admits(senderClass: route.senderClass) {
+                            body(route)
+                        }
+                    }
                 }
             }
         }
@@ -168,9 +191,11 @@ struct Registry {
     /// Removes registration `id`, and drops its queued deliveries that have not started, except when
     /// `reclaiming` a spent one-shot registration: the one delivery it made may still be waiting on its queue.
     mutating func remove(_ id: RecipientId, reclaiming: Bool = false, garbage: inout Garbage) {
-        guard let record = records.removeValue(forKey: id.key) else { return }
+        guard let record = records.remove(id) else { return }
         let registration = record.registration
-        forEachRoute(of: registration) { $0.remove(order: record.order) }
+        forEachRoute(of: registration, updatingIndex: { [records] in $0.drop(id, records: records) }) {
+            $0.remove(order: record.order)
+        }
         if !droppedRoutes.isEmpty {
             // Guarded: `removeAll(where:)` copies even an empty array's storage.
             droppedRoutes.removeAll { Reclamation.isFree(since: $0.stamp) }
@@ -181,12 +206,10 @@ struct Registry {
         if !(reclaiming && registration.isSpent) {
             registration.standing?.lower()
         }
-        if registration.conformance != nil {
+        if registration.isForProtocol {
             conformingIds.removeAll { $0 == id }
-        } else {
-            dropId(id, ofMailType: registration.mailType)
         }
-        if Self.mayReceiveUndeliveredMail(registration) {
+        if registration.mayReceiveUndeliveredMail {
             undeliveredMailRecipients.decrement()
         }
         if case .instance(let senderKey) = registration.senders {
@@ -218,7 +241,7 @@ struct Registry {
 
     /// Lowers every registration's standing, so that none of their queued deliveries that has not started runs.
     func dropQueuedDeliveries() {
-        for record in records.allValues {
+        for record in records.all {
             record.registration.standing?.lower()
         }
     }
@@ -226,25 +249,6 @@ struct Registry {
     /// The method registrations whose recipient is the object with this identifier.
     func registrations(ofRecipient recipientKey: ObjectIdentifier) -> [RecipientId] {
         recipients[Self.key(recipientKey)] ?? []
-    }
-
-    /// Drops removed `id` from the mail type's list when it is the last one; otherwise counts it, and drops the
-    /// removed ids from the list once they are the most.
-    private mutating func dropId(_ id: RecipientId, ofMailType mailType: ObjectIdentifier) {
-        let compact = mailTypes.modifyIfPresent(Self.key(mailType)) { index -> Bool in
-            if index.ids.last == id {
-                index.ids.removeLast()
-                return false
-            }
-            index.removedIds += 1
-            return index.removedIds > 16 && index.removedIds * 2 > index.ids.count
-        }
-        guard compact == true else { return }
-        let records = records
-        mailTypes.modifyIfPresent(Self.key(mailType)) { index in
-            index.ids.removeAll { records[$0.key] == nil }
-            index.removedIds = 0
-        }
     }
 
     private mutating func dropSender(_ senderKey: ObjectIdentifier, garbage: inout Garbage) {
@@ -287,7 +291,7 @@ struct Registry {
     /// registration; `nil` for an unknown id. Letters kept after the registration was added are left out: their
     /// posts already reached it. (The caller checks the senders are alive, outside the lock.)
     func stickyLetters(for id: RecipientId) -> (Registration, [StickyLetter])? {
-        guard let record = records[id.key] else { return nil }
+        guard let record = records[id] else { return nil }
         let letters = stickyLetters.values
             .filter { $0.number < record.order && $0.isAccepted(by: record.registration) }
             .sorted { $0.number < $1.number }
@@ -312,15 +316,15 @@ struct Registry {
         let key = Self.typeKey(mailType, senderClass: senderClass)
         if let route = typeRoutes[key] { return route }
         let lineage = Self.lineage(of: mailType)
-        let byType = lineage.flatMap { mailTypes[Self.key($0)]?.ids ?? [] }.compactMap { records[$0.key] }
+        let byType = lineage.flatMap { mailTypes[Self.key($0)]?.ids ?? [] }.compactMap { records[$0] }
         let byProtocol =
-            conformingIds.isEmpty ? [] : Self.conforming(conformingIds.compactMap { records[$0.key] }, sample())
+            conformingIds.isEmpty ? [] : Self.conforming(conformingIds.compactMap { records[$0] }, sample())
         let members = (byType + byProtocol).filter { $0.registration.senders.admits(senderClass: senderClass) }
         let route = Self.makeRoute(
             lineage: lineage, senderClass: senderClass, keepsMail: mailType is any StickyMail.Type, members: members
         )
         for type in lineage {
-            mailTypes.modify(Self.key(type), default: MailTypeIndex()) { $0.routes.append(route) }
+            mailTypes.modify(Self.key(type), default: MailTypeIndex()) { $0.routes.append(.passUnretained(route)) }
         }
         typeRoutes[key] = route
         typeTable.insert(UInt(bitPattern: route.published.address), for: key, garbage: &garbage)
@@ -336,9 +340,9 @@ struct Registry {
         guard let index = senders[Self.key(senderKey)] else { return nil }
         if let route = index.routes[ObjectIdentifier(mailType)] { return route }
         let lineage = Self.lineage(of: mailType)
-        let exact = index.ids.compactMap { records[$0.key] }
-        let byType = exact.filter { $0.registration.conformance == nil && lineage.contains($0.registration.mailType) }
-        let byProtocol = exact.contains { $0.registration.conformance != nil } ? Self.conforming(exact, sample()) : []
+        let exact = index.ids.compactMap { records[$0] }
+        let byType = exact.filter { !$0.registration.isForProtocol && lineage.contains($0.registration.mailType) }
+        let byProtocol = exact.contains { $0.registration.isForProtocol } ? Self.conforming(exact, sample()) : []
         let route = Self.makeRoute(lineage: lineage, senderClass: nil, keepsMail: false, members: byType + byProtocol)
         senders.modifyIfPresent(Self.key(senderKey)) { $0.routes[ObjectIdentifier(mailType)] = route }
         senderTable.insert(

@@ -44,6 +44,10 @@ final class Route {
     }
 
     deinit {
+        entries.deallocate()
+        for old in retiredEntries {
+            old.entries.deallocate()
+        }
         published.deallocate()
     }
 
@@ -59,25 +63,29 @@ final class Route {
     /// Removes a registration from the current entries and from every older entries a post may still walk.
     func remove(order: UInt) {
         entries.clear(order: order)
-        for old in retiredEntries {
-            old.entries.clear(order: order)
+        if !retiredEntries.isEmpty {
+            for index in retiredEntries.indices {
+                retiredEntries[index].entries.clear(order: order)
+            }
+            releaseUnreachableEntries()
         }
-        releaseUnreachableEntries()
         if entries.clearedCount >= 16, entries.clearedCount > entries.liveCount {
             replaceEntries(capacity: max(4, entries.liveCount * 2))
         }
     }
 
     private func replaceEntries(capacity: Int) {
-        let replacement = Entries(capacity: capacity)
-        entries.copyLive(to: replacement)
+        var replacement = Entries(capacity: capacity)
+        entries.copyLive(to: &replacement)
         published.storeRelease(UInt(bitPattern: replacement.address))
         retiredEntries.append((entries, Reclamation.stamp()))
         entries = replacement
     }
 
+    /// Frees the retired entries no post can be walking any more.
     private func releaseUnreachableEntries() {
         while let oldest = retiredEntries.first, Reclamation.isFree(since: oldest.stamp) {
+            oldest.entries.deallocate()
             retiredEntries.removeFirst()
         }
     }
@@ -88,12 +96,14 @@ extension Route {
     /// `[count, (order, registration address) × capacity]`. A cleared entry keeps its order and holds address 0.
     /// The registrations are not retained: the office keeps them alive, and retires them only after clearing
     /// them here.
-    final class Entries {
+    ///
+    /// A struct, not a class, so that changing a route's entries retains nothing; the route frees their memory
+    /// (``deallocate()``), once no post can be walking it.
+    struct Entries {
         let address: UnsafeMutablePointer<UInt>
         private let capacity: Int
-        // Writers only, under the office lock (see `Route.entries`).
-        @exclusivity(unchecked) private(set) var liveCount = 0
-        @exclusivity(unchecked) private(set) var clearedCount = 0
+        private(set) var liveCount = 0
+        private(set) var clearedCount = 0
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -101,13 +111,13 @@ extension Route {
             address.initialize(to: 0)
         }
 
-        deinit {
+        func deallocate() {
             address.deallocate()
         }
 
         private var count: Int { Int(address[0]) }
 
-        func append(order: UInt, _ registration: Registration) -> Bool {
+        mutating func append(order: UInt, _ registration: Registration) -> Bool {
             let count = count
             guard count < capacity else { return false }
             (address + 1 + 2 * count).initialize(to: order)
@@ -117,7 +127,7 @@ extension Route {
             return true
         }
 
-        func clear(order: UInt) {
+        mutating func clear(order: UInt) {
             let count = count
             // The last entry first: a registration made and removed again is always last, and registrations often
             // go in the reverse order they came (a screen's, when it closes).
@@ -140,7 +150,7 @@ extension Route {
         }
 
         /// Copies the live entries into `other`, which is empty, large enough and not yet published.
-        func copyLive(to other: Entries) {
+        func copyLive(to other: inout Entries) {
             var copied = 0
             for index in 0..<count where address[2 + 2 * index] != 0 {
                 (other.address + 1 + 2 * copied).initialize(to: address[1 + 2 * index])

@@ -38,14 +38,13 @@ final class SortingOffice: Sendable {
     // MARK: - Writers
 
     func register(_ registration: Registration) -> RecipientId {
-        let mortals = change { registry, garbage in
-            registry.add(registration, garbage: &garbage)
-            return registry.isSweepDue ? registry.mortalRegistrations : nil
+        let (id, mortals) = change { registry, garbage in
+            (registry.add(registration, garbage: &garbage), registry.isSweepDue ? registry.mortalRegistrations : nil)
         }
         if let mortals {
             sweep(mortals)
         }
-        return registration.id
+        return id
     }
 
     func unregister(_ id: RecipientId) {
@@ -68,8 +67,8 @@ final class SortingOffice: Sendable {
         registry.withLock { $0.count }
     }
 
-    /// The registrations held, in registration order.
-    var registrations: [Registration] {
+    /// The registrations held, in registration order, with their ids.
+    var registrations: [(id: RecipientId, registration: Registration)] {
         registry.withLock { $0.registrations }
     }
 
@@ -119,8 +118,8 @@ final class SortingOffice: Sendable {
     /// Whether an object has gone is checked outside the lock: loading a weak reference retains the object
     /// for a moment, and if that was its last reference its `deinit`, which may call back into this office,
     /// runs here.
-    private func sweep(_ mortals: [Registration]) {
-        let dead = mortals.filter { !$0.isAlive }.map(\.id)
+    private func sweep(_ mortals: [(id: RecipientId, registration: Registration)]) {
+        let dead = mortals.filter { !$0.registration.isAlive }.map(\.id)
         change { registry, garbage in
             registry.remove(dead, reclaiming: true, garbage: &garbage)
             registry.swept()

@@ -1,0 +1,106 @@
+/// The registrations of one office, each in the slot its ``RecipientId`` names, for the office's writers, under
+/// its lock.
+///
+/// Unregistering finds a registration by its id with one memory access instead of a hash lookup. A slot freed by
+/// unregistering is given to a later registration; the id's number, kept in the slot, tells that registration
+/// from the one an old id named, so an old id (or one from another office) finds nothing.
+///
+/// The slots are plain memory, holding each registration retained by hand: keeping them in an `Array` of
+/// optional records cost more than a hash lookup did (uniqueness checks, retains and releases of the records
+/// copied in and out).
+final class RegistrationSlots {
+    struct Record {
+        let id: RecipientId
+        let registration: Registration
+        /// Registration order within the office; routes are sorted by it.
+        let order: UInt
+    }
+
+    /// A slot in use has a registration (retained); a free one has none.
+    private struct Slot {
+        var number: UInt64
+        var order: UInt
+        var registration: Unmanaged<Registration>?
+    }
+
+    // Only writers touch these, under the office lock, which already makes every access exclusive (as in `Route`).
+    @exclusivity(unchecked) private var slots = UnsafeMutablePointer<Slot>.allocate(capacity: 0)
+    /// Slots `0..<used` have been handed out at least once.
+    @exclusivity(unchecked) private var used = 0
+    @exclusivity(unchecked) private var capacity = 0
+    /// The indexes of the freed slots among them, the most recently freed last: reused first.
+    @exclusivity(unchecked) private var freeSlots = UnsafeMutablePointer<Int>.allocate(capacity: 0)
+    @exclusivity(unchecked) private var freeCount = 0
+
+    deinit {
+        for index in 0..<used {
+            slots[index].registration?.release()
+        }
+        slots.deallocate()
+        freeSlots.deallocate()
+    }
+
+    /// The number of registrations held.
+    var count: Int { used - freeCount }
+
+    /// Keeps `registration`, registered `order`-th in the office, and returns its new id.
+    func insert(_ registration: Registration, order: UInt) -> RecipientId {
+        let slot: Int
+        if freeCount > 0 {
+            freeCount -= 1
+            slot = freeSlots[freeCount]
+        } else {
+            if used == capacity {
+                grow()
+            }
+            slot = used
+            used += 1
+        }
+        let id = RecipientId.next(slot: slot)
+        slots[slot] = Slot(number: id.number, order: order, registration: .passRetained(registration))
+        return id
+    }
+
+    /// The record of the registration `id` names, if this office holds it.
+    subscript(id: RecipientId) -> Record? {
+        guard id.slot >= 0, id.slot < used, slots[id.slot].number == id.number,
+            let registration = slots[id.slot].registration
+        else { return nil }
+        return Record(id: id, registration: registration.takeUnretainedValue(), order: slots[id.slot].order)
+    }
+
+    /// Removes the registration `id` names and returns its record; `nil` if this office does not hold it.
+    func remove(_ id: RecipientId) -> Record? {
+        guard id.slot >= 0, id.slot < used, slots[id.slot].number == id.number,
+            let registration = slots[id.slot].registration
+        else { return nil }
+        slots[id.slot].registration = nil
+        freeSlots[freeCount] = id.slot
+        freeCount += 1
+        return Record(id: id, registration: registration.takeRetainedValue(), order: slots[id.slot].order)
+    }
+
+    /// Every record, in slot order.
+    var all: [Record] {
+        (0..<used).compactMap { index in
+            slots[index].registration.map {
+                Record(
+                    id: RecipientId(number: slots[index].number, slot: index), registration: $0.takeUnretainedValue(),
+                    order: slots[index].order)
+            }
+        }
+    }
+
+    private func grow() {
+        let newCapacity = max(16, capacity * 2)
+        let newSlots = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
+        newSlots.moveInitialize(from: slots, count: used)
+        slots.deallocate()
+        slots = newSlots
+        let newFreeSlots = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+        newFreeSlots.moveInitialize(from: freeSlots, count: freeCount)
+        freeSlots.deallocate()
+        freeSlots = newFreeSlots
+        capacity = newCapacity
+    }
+}
