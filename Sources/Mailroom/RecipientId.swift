@@ -6,7 +6,7 @@ internal import _MailroomAtomics
 /// never reused while the process runs. Unregistering an id that is unknown to an office, already removed,
 /// or from another office changes nothing.
 public struct RecipientId: Hashable, Sendable, CustomStringConvertible {
-    /// Unique in the process: counts registrations from 1.
+    /// Unique in the process, from 1; increasing with each registration a thread makes.
     let number: UInt64
     /// Where the office that made the registration keeps it (see ``RegistrationSlots``); fixed by `number`.
     let slot: Int
@@ -16,6 +16,7 @@ public struct RecipientId: Hashable, Sendable, CustomStringConvertible {
         RecipientId(number: mailroom_next_registration_number(), slot: slot)
     }
 
-    /// `RecipientId(n)`, where `n` counts registrations in the process from 1.
+    /// `RecipientId(n)`, where `n` is unique in the process, at least 1, and grows with each registration made
+    /// on the same thread.
     public var description: String { "RecipientId(\(number))" }
 }

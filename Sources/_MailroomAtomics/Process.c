@@ -7,7 +7,12 @@
 #include <sys/syscall.h>
 #endif
 
-static uint64_t last_registration_number = 0;
+/// Registration numbers are handed to each thread in blocks, so that registering takes no atomic operation
+/// except once per block.
+#define MAILROOM_NUMBERS_PER_BLOCK 1024
+static uint64_t last_registration_block = 0;
+static _Thread_local uint64_t next_registration_number = 0;
+static _Thread_local uint64_t end_of_registration_block = 0;
 
 _Thread_local int8_t mailroom_main_thread_state = 0;
 _Thread_local void *mailroom_enrollment_options = 0;
@@ -25,5 +30,10 @@ bool mailroom_is_main_thread_slow(void) {
 }
 
 uint64_t mailroom_next_registration_number(void) {
-    return __atomic_add_fetch(&last_registration_number, 1, __ATOMIC_RELAXED);
+    if (next_registration_number == end_of_registration_block) {
+        uint64_t block = __atomic_fetch_add(&last_registration_block, 1, __ATOMIC_RELAXED);
+        next_registration_number = block * MAILROOM_NUMBERS_PER_BLOCK + 1;
+        end_of_registration_block = next_registration_number + MAILROOM_NUMBERS_PER_BLOCK;
+    }
+    return next_registration_number++;
 }

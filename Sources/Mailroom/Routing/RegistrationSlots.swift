@@ -69,15 +69,16 @@ final class RegistrationSlots {
         return Record(id: id, registration: registration.takeUnretainedValue(), order: slots[id.slot].order)
     }
 
-    /// Removes the registration `id` names and returns its record; `nil` if this office does not hold it.
-    func remove(_ id: RecipientId) -> Record? {
+    /// Removes the registration `id` names and returns it with its order, handing the caller the reference the
+    /// slots held; `nil` if this office does not hold it.
+    func remove(_ id: RecipientId) -> (registration: Unmanaged<Registration>, order: UInt)? {
         guard id.slot >= 0, id.slot < used, slots[id.slot].number == id.number,
             let registration = slots[id.slot].registration
         else { return nil }
         slots[id.slot].registration = nil
         freeSlots[freeCount] = id.slot
         freeCount += 1
-        return Record(id: id, registration: registration.takeRetainedValue(), order: slots[id.slot].order)
+        return (registration, slots[id.slot].order)
     }
 
     /// Every record, in slot order.

@@ -159,8 +159,9 @@ struct Registry {
             mailTypes.modify(Self.key(registration.mailType), default: MailTypeIndex()) { index in
                 updateIndex(&index)
                 guard !isForSender else { return }
-                for route in index.routes {
-                    route._withUnsafeGuaranteedRef { route in
+                // By index: iterating the array itself would retain its storage.
+                for position in index.routes.indices {
+                    index.routes[position]._withUnsafeGuaranteedRef { route in
                         if registration.senders.admits(senderClass: route.senderClass) {
                             body(route)
                         }
@@ -191,16 +192,26 @@ struct Registry {
     /// Removes registration `id`, and drops its queued deliveries that have not started, except when
     /// `reclaiming` a spent one-shot registration: the one delivery it made may still be waiting on its queue.
     mutating func remove(_ id: RecipientId, reclaiming: Bool = false, garbage: inout Garbage) {
-        guard let record = records.remove(id) else { return }
-        let registration = record.registration
+        guard let (registration, order) = records.remove(id) else { return }
+        // The slots' reference passes to `garbage`; meanwhile the registration is used without retaining it.
+        registration._withUnsafeGuaranteedRef {
+            unlink($0, id: id, order: order, reclaiming: reclaiming, garbage: &garbage)
+        }
+        garbage.append(registration.takeRetainedValue())
+    }
+
+    /// Takes the registration `id`, registered `order`-th, out of every index and route (see ``remove(_:reclaiming:garbage:)``).
+    private mutating func unlink(
+        _ registration: Registration, id: RecipientId, order: UInt, reclaiming: Bool, garbage: inout Garbage
+    ) {
         forEachRoute(of: registration, updatingIndex: { [records] in $0.drop(id, records: records) }) {
-            $0.remove(order: record.order)
+            $0.remove(order: order)
         }
         if !droppedRoutes.isEmpty {
             // Guarded: `removeAll(where:)` copies even an empty array's storage.
             droppedRoutes.removeAll { Reclamation.isFree(since: $0.stamp) }
             for dropped in droppedRoutes {
-                dropped.route.remove(order: record.order)
+                dropped.route.remove(order: order)
             }
         }
         if !(reclaiming && registration.isSpent) {
@@ -230,7 +241,6 @@ struct Registry {
                 recipients[Self.key(recipientKey)] = nil
             }
         }
-        garbage.append(registration)
     }
 
     mutating func remove(_ ids: some Sequence<RecipientId>, reclaiming: Bool = false, garbage: inout Garbage) {

@@ -127,7 +127,7 @@ final class SortingOffice: Sendable {
     }
 
     /// Runs `body` under the lock, then retires whatever it unlinked.
-    @discardableResult
+    @discardableResult @inline(__always)
     private func change<Result>(_ body: (inout Registry, inout Garbage) -> Result) -> Result {
         var garbage = Garbage()
         let result = registry.withLock { body(&$0, &garbage) }

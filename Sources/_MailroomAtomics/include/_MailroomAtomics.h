@@ -146,7 +146,7 @@ static inline void mailroom_set_enrollment_options(void *options) {
     mailroom_enrollment_options = options;
 }
 
-/// Process-wide unique, increasing registration numbers, starting at 1.
+/// Process-wide unique registration numbers, from 1, increasing on each thread (not across threads).
 uint64_t mailroom_next_registration_number(void);
 
 #endif
