@@ -109,8 +109,10 @@ public final class PostOffice: Sendable {
         sortingOffice.registrationCount
     }
 
-    @usableFromInline
-    func enroll(_ registration: Registration) -> RecipientId {
-        sortingOffice.register(registration)
+    /// Adds a registration the caller just made. Inlined into the register overloads, so that the reference the
+    /// caller holds passes to the office: no retain when the office keeps it, no release when the caller is done.
+    @inlinable
+    func enroll(_ registration: consuming Registration) -> RecipientId {
+        sortingOffice.register(.passRetained(consume registration))
     }
 }

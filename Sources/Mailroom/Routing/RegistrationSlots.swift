@@ -43,8 +43,9 @@ final class RegistrationSlots {
     /// The number of registrations held.
     var count: Int { used - freeCount }
 
-    /// Keeps `registration`, registered `order`-th in the office, and returns its new id.
-    func insert(_ registration: Registration, order: UInt) -> RecipientId {
+    /// Keeps `registration`, registered `order`-th in the office, and returns its new id. The slots take over the
+    /// reference the caller passes.
+    func insert(_ registration: Unmanaged<Registration>, order: UInt) -> RecipientId {
         let slot: Int
         if freeCount > 0 {
             freeCount -= 1
@@ -57,7 +58,7 @@ final class RegistrationSlots {
             used += 1
         }
         let id = RecipientId.next(slot: slot)
-        slots[slot] = Slot(number: id.number, order: order, registration: .passRetained(registration))
+        slots[slot] = Slot(number: id.number, order: order, registration: registration)
         return id
     }
 

@@ -97,11 +97,18 @@ struct Registry {
 
     // MARK: - Registering
 
-    /// Adds `registration` and returns its id.
-    mutating func add(_ registration: Registration, garbage: inout Garbage) -> RecipientId {
+    /// Adds `registration`, taking over the reference the caller passes, and returns its id.
+    mutating func add(_ registration: Unmanaged<Registration>, garbage: inout Garbage) -> RecipientId {
         lastOrder += 1
         let order = lastOrder
         let id = records.insert(registration, order: order)
+        // The reference is the slots' now; meanwhile the registration is used without retaining it.
+        registration._withUnsafeGuaranteedRef { link($0, id: id, order: order, garbage: &garbage) }
+        return id
+    }
+
+    /// Puts the registration `id`, registered `order`-th, into every index and route it belongs to.
+    private mutating func link(_ registration: Registration, id: RecipientId, order: UInt, garbage: inout Garbage) {
         if case .instance(let senderKey) = registration.senders, let sender = registration.sender {
             if !senders.contains(Self.key(senderKey)) {
                 let identity = SenderIdentity(sender)
@@ -124,7 +131,6 @@ struct Registry {
         if registration.mayReceiveUndeliveredMail {
             undeliveredMailRecipients.increment()
         }
-        return id
     }
 
     /// Calls `body` with every route the registration belongs to: the same rule decides where `add` appends it,

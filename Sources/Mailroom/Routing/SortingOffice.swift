@@ -37,7 +37,9 @@ final class SortingOffice: Sendable {
 
     // MARK: - Writers
 
-    func register(_ registration: Registration) -> RecipientId {
+    /// Adds `registration`, taking over the reference the caller passes (see ``PostOffice/enroll(_:)``).
+    @usableFromInline
+    func register(_ registration: Unmanaged<Registration>) -> RecipientId {
         let (id, mortals) = change { registry, garbage in
             (registry.add(registration, garbage: &garbage), registry.isSweepDue ? registry.mortalRegistrations : nil)
         }

@@ -149,4 +149,62 @@ static inline void mailroom_set_enrollment_options(void *options) {
 /// Process-wide unique registration numbers, from 1, increasing on each thread (not across threads).
 uint64_t mailroom_next_registration_number(void);
 
+// MARK: - Lock
+
+#if defined(__linux__)
+/// A mutex in one word: 0 unlocked, 1 locked, 2 locked with threads (maybe) waiting. Taking and giving back an
+/// uncontended lock is one atomic operation each, inlined into the caller; a thread that finds it taken waits on
+/// a futex (Lock.c). This is the third mutex of Ulrich Drepper's "Futexes Are Tricky" (2011).
+typedef struct {
+    uint32_t state;
+} mailroom_lock;
+
+void mailroom_lock_wait(mailroom_lock *lock, uint32_t seen);
+void mailroom_lock_wake(mailroom_lock *lock);
+
+static inline void mailroom_lock_init(mailroom_lock *lock) {
+    lock->state = 0;
+}
+
+static inline void mailroom_lock_destroy(mailroom_lock *lock) {
+    (void)lock;
+}
+
+static inline void mailroom_lock_acquire(mailroom_lock *lock) {
+    uint32_t seen = 0;
+    if (!__atomic_compare_exchange_n(&lock->state, &seen, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        mailroom_lock_wait(lock, seen);
+    }
+}
+
+static inline void mailroom_lock_release(mailroom_lock *lock) {
+    if (__atomic_fetch_sub(&lock->state, 1, __ATOMIC_RELEASE) != 1) {
+        mailroom_lock_wake(lock);
+    }
+}
+#else
+#include <pthread.h>
+
+/// A pthread mutex where there is no futex.
+typedef struct {
+    pthread_mutex_t mutex;
+} mailroom_lock;
+
+static inline void mailroom_lock_init(mailroom_lock *lock) {
+    pthread_mutex_init(&lock->mutex, 0);
+}
+
+static inline void mailroom_lock_destroy(mailroom_lock *lock) {
+    pthread_mutex_destroy(&lock->mutex);
+}
+
+static inline void mailroom_lock_acquire(mailroom_lock *lock) {
+    pthread_mutex_lock(&lock->mutex);
+}
+
+static inline void mailroom_lock_release(mailroom_lock *lock) {
+    pthread_mutex_unlock(&lock->mutex);
+}
+#endif
+
 #endif
