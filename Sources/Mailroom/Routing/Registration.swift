@@ -50,9 +50,10 @@ final class Registration: Sendable {
         indirect case owned(Delivery)
 
         /// On `queue`, or on the posting thread when it is `nil`.
-        @usableFromInline
+        @inlinable
         static func on(_ queue: DispatchQueue?) -> Delivery {
-            queue.map(Delivery.queue) ?? .now
+            guard let queue else { return .now }
+            return .queue(queue)
         }
     }
 

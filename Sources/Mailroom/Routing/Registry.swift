@@ -123,7 +123,9 @@ struct Registry {
             }
             dropAllRoutes(garbage: &garbage)
         } else {
-            forEachRoute(of: registration, updatingIndex: { $0.ids.append(id) }) { $0.append(order: order, registration) }
+            forEachRoute(of: registration, updatingIndex: { $0.ids.append(id) }) {
+                $0.append(order: order, registration)
+            }
         }
         if let recipientKey = registration.recipientKey {
             recipients.modify(Self.key(recipientKey), default: []) { $0.append(id) }
