@@ -25,9 +25,8 @@ struct RegistrationSlotsTests {
                 reference[id] = (registration, UInt(step))
             } else {
                 let id = reference.keys.sorted { $0.number < $1.number }[Int(state >> 33) % reference.count]
-                let taken = slots.remove(id)
-                #expect(taken?.registration.takeRetainedValue() === reference[id]?.registration)
-                #expect(taken?.order == reference[id]?.order)
+                #expect(slots.find(id)?.order == reference[id]?.order)
+                #expect(slots.remove(id) === reference[id]?.registration)
                 reference[id] = nil
                 removed.append(id)
             }
@@ -41,20 +40,20 @@ struct RegistrationSlotsTests {
         // Every removed id finds nothing, though most of their slots hold other registrations now.
         for id in removed {
             #expect(slots[id] == nil)
-            #expect(slots.remove(id) == nil)
+            #expect(slots.find(id) == nil)
         }
     }
 
     @Test("A slot freed by a removal is reused, and the old id does not find the registration that reuses it")
-    func reusedSlotIgnoresOldId() throws {
+    func reusedSlotIgnoresOldId() {
         let slots = RegistrationSlots()
         let first = slots.insert(.passRetained(Self.registration()), order: 1)
-        _ = try #require(slots.remove(first)).registration.takeRetainedValue()
+        _ = slots.remove(first)
         let second = slots.insert(.passRetained(Self.registration()), order: 2)
         #expect(second.slot == first.slot)
         #expect(second != first)
         #expect(slots[first] == nil)
-        #expect(slots.remove(first) == nil)
+        #expect(slots.find(first) == nil)
         #expect(slots[second]?.order == 2)
         #expect(slots.count == 1)
     }
@@ -69,7 +68,35 @@ struct RegistrationSlotsTests {
         let foreign = other.insert(.passRetained(Self.registration()), order: 10)
         _ = slots.insert(.passRetained(Self.registration()), order: 0)
         #expect(slots[foreign] == nil)
-        #expect(slots.remove(foreign) == nil)
+        #expect(slots.find(foreign) == nil)
         #expect(slots.count == 1)
+    }
+
+    @Test("A chain lists its registrations in the order they joined, whichever leave and whichever slots they reuse")
+    func chainKeepsJoinOrder() {
+        let slots = RegistrationSlots()
+        var chain = RegistrationSlots.Chain()
+        var members: [RecipientId] = []
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for step in 0..<2_000 * stressScale {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            if (state >> 40) % 5 < 3 || members.isEmpty {
+                let id = slots.insert(.passRetained(Self.registration()), order: UInt(step))
+                slots.append(id, to: &chain)
+                members.append(id)
+            } else {
+                // First, last or any other member leaves: each end of the chain and its middle are unlinked.
+                let position =
+                    switch (state >> 20) % 3 {
+                    case 0: 0
+                    case 1: members.count - 1
+                    default: Int(state >> 33) % members.count
+                    }
+                let id = members.remove(at: position)
+                slots.unchain(id, from: &chain)
+                _ = slots.remove(id)
+            }
+            #expect(slots.records(in: chain).map(\.id) == members)
+        }
     }
 }

@@ -8,6 +8,9 @@
 /// The slots are plain memory, holding each registration retained by hand: keeping them in an `Array` of
 /// optional records cost more than a hash lookup did (uniqueness checks, retains and releases of the records
 /// copied in and out).
+///
+/// The slots also thread ``Chain``s: lists of registrations in the order they were added (the registrations for
+/// one mail type), which a registration joins and leaves without a search or an allocation.
 final class RegistrationSlots {
     struct Record {
         let id: RecipientId
@@ -21,7 +24,18 @@ final class RegistrationSlots {
         var number: UInt64
         var order: UInt
         var registration: Unmanaged<Registration>?
+        /// The slots before and after this one in its chain (`noSlot` at either end).
+        var previous = RegistrationSlots.noSlot
+        var next = RegistrationSlots.noSlot
     }
+
+    /// Registrations in the order they joined (see ``append(_:to:)``), threaded through their slots.
+    struct Chain {
+        fileprivate var first = RegistrationSlots.noSlot
+        fileprivate var last = RegistrationSlots.noSlot
+    }
+
+    private static let noSlot = -1
 
     // Only writers touch these, under the office lock, which already makes every access exclusive (as in `Route`).
     @exclusivity(unchecked) private var slots = UnsafeMutablePointer<Slot>.allocate(capacity: 0)
@@ -64,33 +78,74 @@ final class RegistrationSlots {
 
     /// The record of the registration `id` names, if this office holds it.
     subscript(id: RecipientId) -> Record? {
-        guard id.slot >= 0, id.slot < used, slots[id.slot].number == id.number,
-            let registration = slots[id.slot].registration
-        else { return nil }
-        return Record(id: id, registration: registration.takeUnretainedValue(), order: slots[id.slot].order)
+        find(id).map { _ in record(at: id.slot) }
     }
 
-    /// Removes the registration `id` names and returns it with its order, handing the caller the reference the
-    /// slots held; `nil` if this office does not hold it.
-    func remove(_ id: RecipientId) -> (registration: Unmanaged<Registration>, order: UInt)? {
+    /// The registration `id` names, unretained, with its order; `nil` if this office does not hold it.
+    func find(_ id: RecipientId) -> (registration: Unmanaged<Registration>, order: UInt)? {
         guard id.slot >= 0, id.slot < used, slots[id.slot].number == id.number,
             let registration = slots[id.slot].registration
         else { return nil }
+        return (registration, slots[id.slot].order)
+    }
+
+    /// Removes the registration `id` names, which this office holds and which is in no chain, and hands the
+    /// caller the reference the slots held.
+    func remove(_ id: RecipientId) -> Registration {
+        let registration = slots[id.slot].registration.unsafelyUnwrapped
         slots[id.slot].registration = nil
         freeSlots[freeCount] = id.slot
         freeCount += 1
-        return (registration, slots[id.slot].order)
+        return registration.takeRetainedValue()
+    }
+
+    /// Adds the registration `id` names, which this office holds and which is in no chain, at the end of `chain`.
+    func append(_ id: RecipientId, to chain: inout Chain) {
+        slots[id.slot].previous = chain.last
+        slots[id.slot].next = Self.noSlot
+        if chain.last == Self.noSlot {
+            chain.first = id.slot
+        } else {
+            slots[chain.last].next = id.slot
+        }
+        chain.last = id.slot
+    }
+
+    /// Takes the registration `id` names out of `chain`, which it is in; before it is removed from the slots.
+    func unchain(_ id: RecipientId, from chain: inout Chain) {
+        let (previous, next) = (slots[id.slot].previous, slots[id.slot].next)
+        if previous == Self.noSlot {
+            chain.first = next
+        } else {
+            slots[previous].next = next
+        }
+        if next == Self.noSlot {
+            chain.last = previous
+        } else {
+            slots[next].previous = previous
+        }
+    }
+
+    /// The records of the registrations in `chain`, in the order they joined it.
+    func records(in chain: Chain) -> [Record] {
+        var records: [Record] = []
+        var slot = chain.first
+        while slot != Self.noSlot {
+            records.append(record(at: slot))
+            slot = slots[slot].next
+        }
+        return records
+    }
+
+    private func record(at slot: Int) -> Record {
+        Record(
+            id: RecipientId(number: slots[slot].number, slot: slot),
+            registration: slots[slot].registration.unsafelyUnwrapped.takeUnretainedValue(), order: slots[slot].order)
     }
 
     /// Every record, in slot order.
     var all: [Record] {
-        (0..<used).compactMap { index in
-            slots[index].registration.map {
-                Record(
-                    id: RecipientId(number: slots[index].number, slot: index), registration: $0.takeUnretainedValue(),
-                    order: slots[index].order)
-            }
-        }
+        (0..<used).filter { slots[$0].registration != nil }.map(record(at:))
     }
 
     private func grow() {

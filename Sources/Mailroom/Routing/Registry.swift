@@ -15,26 +15,11 @@ struct Registry {
 
     /// What the office knows about one registered (or posted) mail type.
     private struct MailTypeIndex {
-        /// Registrations for the type, in order; ids already removed are skipped, and dropped in bulk.
-        var ids: [RecipientId] = []
-        var removedIds = 0
+        /// Registrations for the type, in registration order.
+        var registrations = RegistrationSlots.Chain()
         /// Type routes whose posted mail type is this type or one of its subclasses. Unretained, so that walking
         /// them retains nothing: `typeRoutes` holds them, and they leave both together.
         var routes: [Unmanaged<Route>] = []
-
-        /// Drops removed `id` from the list when it is the last one; otherwise counts it, and drops the removed
-        /// ids (those `records` no longer holds) once they are the most.
-        mutating func drop(_ id: RecipientId, records: RegistrationSlots) {
-            if ids.last == id {
-                ids.removeLast()
-                return
-            }
-            removedIds += 1
-            if removedIds > 16 && removedIds * 2 > ids.count {
-                ids.removeAll { records[$0] == nil }
-                removedIds = 0
-            }
-        }
     }
 
     /// The registrations that listen to one exact sender, and the routes built for it.
@@ -123,7 +108,7 @@ struct Registry {
             }
             dropAllRoutes(garbage: &garbage)
         } else {
-            forEachRoute(of: registration, updatingIndex: { $0.ids.append(id) }) {
+            forEachRoute(of: registration, updatingIndex: { [records] in records.append(id, to: &$0.registrations) }) {
                 $0.append(order: order, registration)
             }
         }
@@ -200,19 +185,19 @@ struct Registry {
     /// Removes registration `id`, and drops its queued deliveries that have not started, except when
     /// `reclaiming` a spent one-shot registration: the one delivery it made may still be waiting on its queue.
     mutating func remove(_ id: RecipientId, reclaiming: Bool = false, garbage: inout Garbage) {
-        guard let (registration, order) = records.remove(id) else { return }
-        // The slots' reference passes to `garbage`; meanwhile the registration is used without retaining it.
+        guard let (registration, order) = records.find(id) else { return }
+        // Held by the slots until it is unlinked; their reference then passes to `garbage`.
         registration._withUnsafeGuaranteedRef {
             unlink($0, id: id, order: order, reclaiming: reclaiming, garbage: &garbage)
         }
-        garbage.append(registration.takeRetainedValue())
+        garbage.append(records.remove(id))
     }
 
     /// Takes the registration `id`, registered `order`-th, out of every index and route (see ``remove(_:reclaiming:garbage:)``).
     private mutating func unlink(
         _ registration: Registration, id: RecipientId, order: UInt, reclaiming: Bool, garbage: inout Garbage
     ) {
-        forEachRoute(of: registration, updatingIndex: { [records] in $0.drop(id, records: records) }) {
+        forEachRoute(of: registration, updatingIndex: { [records] in records.unchain(id, from: &$0.registrations) }) {
             $0.remove(order: order)
         }
         if !droppedRoutes.isEmpty {
@@ -334,7 +319,7 @@ struct Registry {
         let key = Self.typeKey(mailType, senderClass: senderClass)
         if let route = typeRoutes[key] { return route }
         let lineage = Self.lineage(of: mailType)
-        let byType = lineage.flatMap { mailTypes[Self.key($0)]?.ids ?? [] }.compactMap { records[$0] }
+        let byType = lineage.flatMap { mailTypes[Self.key($0)].map { records.records(in: $0.registrations) } ?? [] }
         let byProtocol =
             conformingIds.isEmpty ? [] : Self.conforming(conformingIds.compactMap { records[$0] }, sample())
         let members = (byType + byProtocol).filter { $0.registration.senders.admits(senderClass: senderClass) }
