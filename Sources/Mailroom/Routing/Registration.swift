@@ -205,7 +205,12 @@ final class Registration: Sendable {
         let owner = options?.owner
         mailType = ObjectIdentifier(registeredType)
         self.registeredType = registeredType
-        self.senders = exactSender.map { .instance(ObjectIdentifier($0)) } ?? senders
+        // Moved rather than copied, here and for `delivery`: copying an enum with payloads is a call.
+        if let exactSender {
+            self.senders = .instance(ObjectIdentifier(exactSender))
+        } else {
+            self.senders = senders
+        }
         self.recipient = recipient
         recipientKey = recipient.map(ObjectIdentifier.init)
         isTied = owner != nil
@@ -216,24 +221,24 @@ final class Registration: Sendable {
         } else {
             particulars = nil
         }
-        var delivery = delivery
-        if isTied {
-            delivery = .owned(delivery)
-        }
-        if options?.isOneShot == true {
-            delivery = .once(delivery, claim: AtomicFlag())
-        }
-        if case .now = delivery {
+        if case .now = delivery, !isTied, options?.isOneShot != true {
             standing = nil
+            self.delivery = delivery
         } else {
             standing = AtomicFlag()
+            self.delivery = Self.wrap(delivery, tied: isTied, oneShot: options?.isOneShot == true)
         }
-        self.delivery = delivery
         self.handler = handler
     }
 
     deinit {
         particulars?.whenGone?()
+    }
+
+    /// `delivery`, made to end with its owner when `tied`, and to happen once when `oneShot`.
+    private static func wrap(_ delivery: Delivery, tied: Bool, oneShot: Bool) -> Delivery {
+        let owned: Delivery = tied ? .owned(delivery) : delivery
+        return oneShot ? .once(owned, claim: AtomicFlag()) : owned
     }
 
     /// False once a method recipient, an exact sender or the owner it was tied to has gone, or once a
