@@ -108,9 +108,11 @@ struct Registry {
             }
             dropAllRoutes(garbage: &garbage)
         } else {
-            forEachRoute(of: registration, updatingIndex: { [records] in records.append(id, to: &$0.registrations) }) {
-                $0.append(order: order, registration)
-            }
+            forEachRoute(
+                of: registration,
+                updatingIndex: { [records] in records.append(id, to: &$0.registrations) },
+                visiting: { $0.append(order: order, registration) }
+            )
         }
         if let recipientKey = registration.recipientKey {
             recipients.modify(Self.key(recipientKey), default: []) { $0.append(id) }
@@ -128,8 +130,8 @@ struct Registry {
     /// that registering and unregistering look it up once. Inlined, so that neither closure is a call.
     @inline(__always)
     private mutating func forEachRoute(
-        of registration: Registration, updatingIndex updateIndex: (inout MailTypeIndex) -> Void = { _ in },
-        _ body: (Route) -> Void
+        of registration: Registration, updatingIndex updateIndex: (inout MailTypeIndex) -> Void,
+        visiting body: (Route) -> Void
     ) {
         let isForSender: Bool
         if case .instance(let senderKey) = registration.senders {
@@ -197,9 +199,11 @@ struct Registry {
     private mutating func unlink(
         _ registration: Registration, id: RecipientId, order: UInt, reclaiming: Bool, garbage: inout Garbage
     ) {
-        forEachRoute(of: registration, updatingIndex: { [records] in records.unchain(id, from: &$0.registrations) }) {
-            $0.remove(order: order)
-        }
+        forEachRoute(
+            of: registration,
+            updatingIndex: { [records] in records.unchain(id, from: &$0.registrations) },
+            visiting: { $0.remove(order: order) }
+        )
         if !droppedRoutes.isEmpty {
             // Guarded: `removeAll(where:)` copies even an empty array's storage.
             droppedRoutes.removeAll { Reclamation.isFree(since: $0.stamp) }
