@@ -75,6 +75,20 @@ final class Sender: Sendable {}
 @inline(never) @_optimize(none)
 func consume(_ value: Int) {}
 
+/// `iterations` rounds of four independent multiply-add and shift chains: about as many instructions per cycle
+/// as a core retires, with no memory shared.
+@inline(never)
+func busyLoop(_ iterations: Int) -> Int {
+    var (a, b, c, d): (UInt64, UInt64, UInt64, UInt64) = (1, 2, 3, 4)
+    for index in 0..<UInt64(iterations) {
+        a = a &* 6_364_136_223_846_793_005 &+ index
+        b = b &* 1_442_695_040_888_963_407 &+ index
+        c = (c ^ (c >> 7)) &+ index
+        d = (d &+ (d << 3)) ^ index
+    }
+    return Int(truncatingIfNeeded: a ^ b ^ c ^ d)
+}
+
 /// The recipients' work, as closures in an array for the bare loop. Mailroom and NotificationCenter get the
 /// same closures written as closure literals at the call, the way their users write them: a closure value
 /// taken from an array (a generic container) would reach Mailroom's generic `register` through two
@@ -710,15 +724,26 @@ func twoThreads() -> Scenario {
     let controlOne = Variant("control loop, 1 thread") { iterations in
         DispatchQueue.concurrentPerform(iterations: 1) { _ in controlLoop(iterations) }
     }
+    // Second control: work that, like a post, keeps a core's execution units busy (several independent
+    // arithmetic chains), sharing nothing. A guest's two cores may be two hardware threads of one physical core
+    // on the host: then this scales like the posts do, and the call loop above (bound by latency) does not show it.
+    let busyTwo = Variant("busy loop, 2 threads", operationsPerIteration: 2) { iterations in
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in consume(busyLoop(iterations)) }
+    }
+    let busyOne = Variant("busy loop, 1 thread") { iterations in
+        DispatchQueue.concurrentPerform(iterations: 1) { _ in consume(busyLoop(iterations)) }
+    }
     let note = {
         "Cores the posting threads had (their CPU time ÷ wall time, median of rounds): "
             + String(format: "%.2f with two threads, %.2f with one", twoCores.median, oneCore.median)
-            + "; below 2.00 with two threads means other processes took CPU time from them. Control, two "
-            + "threads that share nothing (a loop calling an empty function): aggregate "
-            + formatRatio(controlOne.medianNanoseconds / controlTwo.medianNanoseconds) + " one thread's."
+            + "; below 2.00 with two threads means other processes took CPU time from them. Controls that share "
+            + "nothing, two threads' aggregate against one thread's: a loop calling an empty function "
+            + formatRatio(controlOne.medianNanoseconds / controlTwo.medianNanoseconds)
+            + ", independent arithmetic keeping the core busy "
+            + formatRatio(busyOne.medianNanoseconds / busyTwo.medianNanoseconds) + "."
     }
     return Scenario(
-        variants: [mailroom, single, notificationCenter, controlTwo, controlOne],
+        variants: [mailroom, single, notificationCenter, controlTwo, controlOne, busyTwo, busyOne],
         rows: [
             Row(
                 scenario: "two threads posting to one office at once (aggregate)", mailroom: mailroom,
