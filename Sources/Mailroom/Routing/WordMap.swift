@@ -1,11 +1,11 @@
-/// A hash map from a machine word (a type's or an object's address, or a registration number) to a value,
-/// for the office's writers, under its lock.
+/// A hash map from a machine word (a type's or an object's address) to a value, for the office's writers, under
+/// its lock.
 ///
-/// Open addressing with linear probing and a multiplicative hash: registering and unregistering look keys up
-/// several times, and `Dictionary`'s seeded SipHash cost more than the rest of that work together. Removal
-/// shifts the following entries back instead of leaving a marker, so a map whose keys come and go (registration
-/// numbers) never fills up with markers. Values are changed in place (``modify(_:default:_:)``), so a value
-/// holding an array is never copied to append to it.
+/// Open addressing with linear probing and a multiplicative hash: registering and unregistering look keys up,
+/// and `Dictionary`'s seeded SipHash cost more than the rest of that work together. Removal shifts the following
+/// entries back instead of leaving a marker, so a map whose keys come and go (senders, recipients) never fills up
+/// with markers. Values are changed in place (``modify(_:default:_:)``), so a value holding an array is never
+/// copied to append to it.
 struct WordMap<Value> {
     private static var empty: UInt64 { .max }
 
@@ -44,7 +44,7 @@ struct WordMap<Value> {
     /// Stores `value` under `key`, which has no value yet, and returns its bucket.
     @discardableResult
     private mutating func insert(_ value: Value, for key: UInt64) -> Int {
-        precondition(key != Self.empty, "keys are addresses or registration numbers")
+        precondition(key != Self.empty, "keys are addresses")
         if (count + 1) * 4 > keys.count * 3 {
             rehash(capacity: max(8, (count + 1) * 2))
         }
@@ -65,14 +65,6 @@ struct WordMap<Value> {
         return body(&values[index]!)
     }
 
-    /// Removes the value under `key` and returns it; nil if there was none.
-    mutating func removeValue(forKey key: UInt64) -> Value? {
-        guard let index = index(of: key) else { return nil }
-        let value = values[index]
-        remove(at: index)
-        return value
-    }
-
     /// Whether a value is stored under `key`.
     func contains(_ key: UInt64) -> Bool {
         index(of: key) != nil
@@ -83,11 +75,6 @@ struct WordMap<Value> {
         for index in values.indices where values[index] != nil {
             body(&values[index]!)
         }
-    }
-
-    /// Every key with its value, in no particular order.
-    var allEntries: [(key: UInt64, value: Value)] {
-        zip(keys, values).compactMap { key, value in value.map { (key, $0) } }
     }
 
     /// Every stored value, in no particular order.
