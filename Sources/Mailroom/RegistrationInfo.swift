@@ -62,10 +62,11 @@ public struct RegistrationInfo: Sendable, CustomStringConvertible {
 }
 
 extension RegistrationInfo {
-    init(id: RecipientId, _ registration: Registration) {
-        self.id = id
+    init(_ record: RegistrationSlots.Record) {
+        id = record.id
+        let registration = record.registration
         let typeName = String(describing: registration.registeredType)
-        mailType = !registration.isForProtocol ? typeName : "any \(typeName)"
+        mailType = registration.isForProtocol ? "any \(typeName)" : typeName
         switch registration.senders {
         case .any:
             senders = .any

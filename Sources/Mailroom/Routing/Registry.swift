@@ -66,13 +66,13 @@ struct Registry {
     var isSweepDue: Bool { records.count >= nextSweep }
 
     /// The registrations that can end without being unregistered: with an object, or once delivered.
-    var mortalRegistrations: [(id: RecipientId, registration: Registration)] {
-        records.all.filter(\.registration.isMortal).map { ($0.id, $0.registration) }
+    var mortalRegistrations: [RegistrationSlots.Record] {
+        records.all.filter(\.registration.isMortal)
     }
 
     /// Every registration held, in registration order.
-    var registrations: [(id: RecipientId, registration: Registration)] {
-        records.all.sorted { $0.order < $1.order }.map { ($0.id, $0.registration) }
+    var registrations: [RegistrationSlots.Record] {
+        records.all.sorted { $0.order < $1.order }
     }
 
     /// Records that a sweep was made, so the next is due when the registrations have doubled.

@@ -70,7 +70,7 @@ final class SortingOffice: Sendable {
     }
 
     /// The registrations held, in registration order, with their ids.
-    var registrations: [(id: RecipientId, registration: Registration)] {
+    var registrations: [RegistrationSlots.Record] {
         registry.withLock { $0.registrations }
     }
 
@@ -120,7 +120,7 @@ final class SortingOffice: Sendable {
     /// Whether an object has gone is checked outside the lock: loading a weak reference retains the object
     /// for a moment, and if that was its last reference its `deinit`, which may call back into this office,
     /// runs here.
-    private func sweep(_ mortals: [(id: RecipientId, registration: Registration)]) {
+    private func sweep(_ mortals: [RegistrationSlots.Record]) {
         let dead = mortals.filter { !$0.registration.isAlive }.map(\.id)
         change { registry, garbage in
             registry.remove(dead, reclaiming: true, garbage: &garbage)
