@@ -2,20 +2,25 @@
 ///
 /// The sequence is a registration: it receives every mail posted after it was made (not after iteration
 /// starts), in post order for each posting thread, and keeps it in a buffer, as its buffering policy says,
-/// until the loop takes it. Mail posted before the sequence was made is not in it. The registration is removed
-/// when the iteration ends (the loop breaks or returns, or its task is cancelled) or when the sequence is
-/// released without being iterated, whichever comes first. The sequence also ends when its registration goes
-/// some other way: its exact sender deallocates, or the office is released.
+/// until the loop takes it. Mail posted before the sequence was made is not in it.
 ///
-/// One sequence is for one loop: once a loop over it ends, so does the sequence.
+/// The registration lasts as long as the loop over the sequence, whether the sequence is held in a variable
+/// or iterated as a temporary (`for await change in office.mail(of: CartChanged.self) { ... }`). It is
+/// removed:
+/// - when the loop ends: it breaks, returns or throws, or the task running it is cancelled;
+/// - when the sequence is released without ever being iterated;
+/// - when its exact sender deallocates, or the office is released (the loop then ends once it has taken the
+///   mail already buffered).
+///
+/// One sequence is for one loop. The first iterator made from it receives the mail; any further iterator,
+/// made while that loop runs or after it ended, ends at once without yielding anything.
 public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// How much mail the sequence keeps while the loop is busy: `.unbounded` (the default),
     /// `.bufferingNewest(n)` (drops the oldest mail beyond `n`) or `.bufferingOldest(n)` (drops new mail beyond
     /// `n`).
     public typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
 
-    private let stream: AsyncStream<Element>
-    private let subscription: Subscription
+    private let channel: Channel
 
     init(
         office: PostOffice,
@@ -25,40 +30,70 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
         let id = office.enroll(registration(continuation))
         continuation.onTermination = { [weak office] _ in office?.unregister(id) }
-        self.stream = stream
-        subscription = Subscription(continuation)
+        channel = Channel(stream, continuation)
     }
 
-    /// Makes the iterator that a `for await` loop uses. When the loop ends, and with it the iterator, the
-    /// sequence ends too: a sequence is for one loop.
+    /// Makes the iterator that a `for await` loop uses. The first one receives the sequence's mail, and the
+    /// registration ends with it; any later one ends at once.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator(), subscription: subscription.forIteration())
+        AsyncIterator(channel.claim())
     }
 
     /// Takes the sequence's mail, in order; ends when the registration is removed.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Element>.Iterator
-        let subscription: Subscription
+        /// `nil` for an iterator that was not the first of its sequence.
+        private var loop: Loop?
+
+        init(_ loop: Loop?) {
+            self.loop = loop
+        }
 
         /// The next mail, waiting for it if none is buffered; `nil` once the sequence ended or the task was
-        /// cancelled.
+        /// cancelled, and at once for an iterator that was not the first of its sequence.
         public mutating func next() async -> Element? {
-            await base.next()
+            await loop?.base.next()
         }
     }
 
-    /// Ends the sequence, and so removes its registration, when the last copy of what holds it goes: the
-    /// sequence's own subscription, or the one an iterator holds.
-    final class Subscription: Sendable {
+    /// The one loop over a sequence: the stream's iterator, and the lease that ends the registration when the
+    /// last copy of the iterator goes.
+    struct Loop {
+        var base: AsyncStream<Element>.Iterator
+        let lease: Lease
+    }
+
+    /// What every copy of a sequence shares: the stream, until its one loop claims it.
+    final class Channel: Sendable {
+        private let stream: AsyncStream<Element>
+        private let continuation: AsyncStream<Element>.Continuation
+        /// Raised until the first iterator is made.
+        private let unclaimed = AtomicFlag()
+
+        init(_ stream: AsyncStream<Element>, _ continuation: AsyncStream<Element>.Continuation) {
+            self.stream = stream
+            self.continuation = continuation
+        }
+
+        /// The loop, for the first caller only.
+        func claim() -> Loop? {
+            guard unclaimed.lowerIfRaised() else { return nil }
+            return Loop(base: stream.makeAsyncIterator(), lease: Lease(continuation))
+        }
+
+        /// A sequence released without a loop ends its registration; once a loop claimed it, the loop does.
+        deinit {
+            if unclaimed.isRaised {
+                continuation.finish()
+            }
+        }
+    }
+
+    /// Ends the sequence, and so removes its registration, when the loop's iterator goes.
+    final class Lease: Sendable {
         private let continuation: AsyncStream<Element>.Continuation
 
         init(_ continuation: AsyncStream<Element>.Continuation) {
             self.continuation = continuation
-        }
-
-        /// A subscription of its own for an iterator, so that the loop's end ends the sequence.
-        func forIteration() -> Subscription {
-            Subscription(continuation)
         }
 
         deinit {

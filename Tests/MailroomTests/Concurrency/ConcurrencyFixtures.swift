@@ -373,3 +373,23 @@ actor PingStore {
 func startsAndEnds(_ numbers: some Sequence<Int>) -> [String] {
     numbers.flatMap { ["start \($0)", "end \($0)"] }
 }
+
+/// Waits until `condition` holds, checking it every millisecond; records an issue naming `what` and returns
+/// false if it still does not hold after `timeout`.
+@discardableResult
+func eventually(
+    _ what: String,
+    within timeout: Duration = concurrencyTimeout,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("Timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation)
+            return false
+        }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}
