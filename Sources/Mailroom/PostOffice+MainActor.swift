@@ -87,6 +87,35 @@ extension PostOffice {
         )
     }
 
+    /// Registers `handler` to run on the main actor for every `M` posted by exactly `sender`, held weakly, which
+    /// it receives.
+    /// - Returns: The id that unregisters it.
+    @inlinable @discardableResult
+    public func register<M: Mail, S: AnyObject & Sendable>(
+        on _: MainActorDelivery,
+        sender: S,
+        _ handler: @escaping @MainActor (M, S) -> Void
+    ) -> RecipientId {
+        enroll(
+            Registration(
+                M.self, exactSender: sender,
+                onMainActor: { mail, sender, _ in handler(mail, sender.known(as: S.self)) })
+        )
+    }
+
+    /// Registers `handler` to run on the main actor for every `M` posted by exactly `sender`, held weakly, for
+    /// mail whose contents it does not need.
+    /// - Returns: The id that unregisters it.
+    @inlinable @discardableResult
+    public func register<M: Mail, S: AnyObject & Sendable>(
+        on _: MainActorDelivery,
+        sender: S,
+        _ mailType: M.Type,
+        _ handler: @escaping @MainActor () -> Void
+    ) -> RecipientId {
+        enroll(Registration(M.self, exactSender: sender, onMainActor: { _, _, _ in handler() }))
+    }
+
     // MARK: - Main-actor methods
 
     /// Registers the main-actor `method` of `recipient`, held weakly, for every posted `M`; it runs on the main
@@ -102,7 +131,7 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail>(
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
@@ -117,7 +146,7 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M, S) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
@@ -134,7 +163,7 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M, S?) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S?) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
@@ -152,7 +181,7 @@ extension PostOffice {
     public func register<R: AnyObject & Sendable, M: Mail>(
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor () -> Void
+        _ method: sending @escaping (R) -> @MainActor () -> Void
     ) -> RecipientId {
         enroll(
             Registration(
@@ -167,7 +196,7 @@ extension PostOffice {
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         sender: S,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
@@ -183,7 +212,7 @@ extension PostOffice {
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         sender: S,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M, S) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
@@ -202,7 +231,7 @@ extension PostOffice {
         sender: S,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor () -> Void
+        _ method: sending @escaping (R) -> @MainActor () -> Void
     ) -> RecipientId {
         enroll(
             Registration(
@@ -224,7 +253,7 @@ extension PostOffice {
     public func register<R: AnyObject & Sendable, M: Mail>(
         queue: DispatchQueue?,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M) -> Void
     ) -> RecipientId {
         register(recipient, method)
     }
@@ -235,7 +264,7 @@ extension PostOffice {
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         queue: DispatchQueue?,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M, S) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S) -> Void
     ) -> RecipientId {
         register(recipient, method)
     }
@@ -246,7 +275,7 @@ extension PostOffice {
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         queue: DispatchQueue?,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M, S?) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S?) -> Void
     ) -> RecipientId {
         register(recipient, method)
     }
@@ -258,7 +287,7 @@ extension PostOffice {
         queue: DispatchQueue?,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor () -> Void
+        _ method: sending @escaping (R) -> @MainActor () -> Void
     ) -> RecipientId {
         register(mailType, recipient, method)
     }
@@ -270,7 +299,7 @@ extension PostOffice {
         queue: DispatchQueue?,
         sender: S,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M) -> Void
     ) -> RecipientId {
         register(sender: sender, recipient, method)
     }
@@ -282,7 +311,7 @@ extension PostOffice {
         queue: DispatchQueue?,
         sender: S,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor (M, S) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S) -> Void
     ) -> RecipientId {
         register(sender: sender, recipient, method)
     }
@@ -295,8 +324,126 @@ extension PostOffice {
         sender: S,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> @MainActor () -> Void
+        _ method: sending @escaping (R) -> @MainActor () -> Void
     ) -> RecipientId {
         register(sender: sender, mailType, recipient, method)
+    }
+}
+
+/// A main-actor closure is delivered on the main actor, whichever closure form it is passed to.
+///
+/// A closure or function value whose type is `@MainActor`, passed to a form without `on: .mainActor` (with or
+/// without `queue:`), would otherwise be converted to a non-isolated one: an error in Swift 6 language mode, but
+/// only a warning in Swift 5 mode, where it would then run off the main actor. Swift picks these forms for it
+/// instead, in both modes: it runs on the main actor, exactly as with `on: .mainActor`, `queue` is ignored, and
+/// a deprecation warning names the form to write. The handler is `sending` rather than `@Sendable` so that Swift
+/// 5 mode prefers these forms over the plain ones for a main-actor value, whose type there is not `@Sendable`.
+extension PostOffice {
+    /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
+    @available(
+        *, deprecated,
+        message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
+    )
+    @inlinable @discardableResult
+    public func register<M: Mail>(
+        queue: DispatchQueue? = nil,
+        _ handler: sending @escaping @MainActor (M) -> Void
+    ) -> RecipientId {
+        enroll(Registration(M.self, onMainActor: { mail, _, _ in handler(mail) }))
+    }
+
+    /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
+    @available(
+        *, deprecated,
+        message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
+    )
+    @inlinable @discardableResult
+    public func register<M: Mail, S: AnyObject & Sendable>(
+        queue: DispatchQueue? = nil,
+        _ handler: sending @escaping @MainActor (M, S) -> Void
+    ) -> RecipientId {
+        enroll(
+            Registration(
+                M.self, senders: .kind(S.self, orNoSender: false),
+                onMainActor: { mail, sender, _ in handler(mail, sender.known(as: S.self)) })
+        )
+    }
+
+    /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
+    @available(
+        *, deprecated,
+        message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
+    )
+    @inlinable @discardableResult
+    public func register<M: Mail, S: AnyObject & Sendable>(
+        queue: DispatchQueue? = nil,
+        _ handler: sending @escaping @MainActor (M, S?) -> Void
+    ) -> RecipientId {
+        enroll(
+            Registration(
+                M.self, senders: .kind(S.self, orNoSender: true),
+                onMainActor: { mail, sender, _ in handler(mail, sender.knownOrNil(as: S.self)) })
+        )
+    }
+
+    /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
+    @available(
+        *, deprecated,
+        message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
+    )
+    @inlinable @discardableResult
+    public func register<M: Mail>(
+        queue: DispatchQueue? = nil,
+        _ mailType: M.Type,
+        _ handler: sending @escaping @MainActor () -> Void
+    ) -> RecipientId {
+        enroll(Registration(M.self, onMainActor: { _, _, _ in handler() }))
+    }
+
+    /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
+    @available(
+        *, deprecated,
+        message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
+    )
+    @inlinable @discardableResult
+    public func register<M: Mail, S: AnyObject & Sendable>(
+        queue: DispatchQueue? = nil,
+        sender: S,
+        _ handler: sending @escaping @MainActor (M) -> Void
+    ) -> RecipientId {
+        enroll(Registration(M.self, exactSender: sender, onMainActor: { mail, _, _ in handler(mail) }))
+    }
+
+    /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
+    @available(
+        *, deprecated,
+        message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
+    )
+    @inlinable @discardableResult
+    public func register<M: Mail, S: AnyObject & Sendable>(
+        queue: DispatchQueue? = nil,
+        sender: S,
+        _ handler: sending @escaping @MainActor (M, S) -> Void
+    ) -> RecipientId {
+        enroll(
+            Registration(
+                M.self, exactSender: sender,
+                onMainActor: { mail, sender, _ in handler(mail, sender.known(as: S.self)) })
+        )
+    }
+
+    /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
+    @available(
+        *, deprecated,
+        message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
+    )
+    @inlinable @discardableResult
+    public func register<M: Mail, S: AnyObject & Sendable>(
+        queue: DispatchQueue? = nil,
+        sender: S,
+        _ mailType: M.Type,
+        _ handler: sending @escaping @MainActor () -> Void
+    ) -> RecipientId {
+        enroll(Registration(M.self, exactSender: sender, onMainActor: { _, _, _ in handler() }))
     }
 }

@@ -81,7 +81,7 @@ struct ConcurrencyMainActorTests {
     }
 
     @Test(
-        "The five register(on: .mainActor) closure forms receive posts from a detached task on the main actor, as their sender filters say, in post order"
+        "The seven register(on: .mainActor) closure forms receive posts from a detached task on the main actor, as their sender filters say, in post order"
     )
     func everyClosureFormReceivesOnMainActor() async {
         let office = PostOffice()
@@ -107,6 +107,14 @@ struct ConcurrencyMainActorTests {
         office.register(on: .mainActor, sender: senders.phone) { (ping: Ping) in
             exact.record("ping \(ping.n)\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
+        let exactWithSender = Tape<String>()
+        office.register(on: .mainActor, sender: senders.phone) { (ping: Ping, phone: Phone) in
+            exactWithSender.record("ping \(ping.n) from \(phone.name)\(mainActorEvidence() ? "" : " OFF MAIN")")
+        }
+        let exactNoArgument = Tape<String>()
+        office.register(on: .mainActor, sender: senders.phone, Ping.self) {
+            exactNoArgument.record("reload\(mainActorEvidence() ? "" : " OFF MAIN")")
+        }
 
         await finish("posts from a detached task") {
             await Task.detached { senders.post(to: office) }.value
@@ -118,6 +126,8 @@ struct ConcurrencyMainActorTests {
         #expect(byOptionalKind.events == SenderMix.receivedByOptionalKind)
         #expect(noArgument.events == Array(repeating: "reload", count: 100))
         #expect(exact.events == SenderMix.rounds.map { "ping \($0 * 10 + 2)" })
+        #expect(exactWithSender.events == SenderMix.rounds.map { "ping \($0 * 10 + 2) from phone" })
+        #expect(exactNoArgument.events == Array(repeating: "reload", count: 20))
         withExtendedLifetime(senders) {}
     }
 
@@ -361,6 +371,58 @@ extension ConcurrencyMainActorTests {
 
         #expect(tape.events == (0..<100).map { "ping \($0)" })
         withExtendedLifetime(viewModel) {}
+    }
+}
+
+extension ConcurrencyMainActorTests {
+    /// Registers `@MainActor` closures with the forms that do not say `on: .mainActor`, half of them with a
+    /// `queue:`: deprecated, because those forms are, on purpose.
+    @available(*, deprecated, message: "calls the deprecated forms for @MainActor closures on purpose")
+    fileprivate func registerMainActorClosuresWithoutOn(
+        _ office: PostOffice, _ senders: SenderMix, _ tapes: [Tape<String>]
+    ) {
+        @MainActor func evidence() -> String { mainActorEvidence() ? "" : " OFF MAIN" }
+        let queue = DispatchQueue.global()
+        office.register { @MainActor (ping: Ping) in tapes[0].record("ping \(ping.n)\(evidence())") }
+        office.register(queue: queue) { @MainActor (ping: Ping, device: Device) in
+            tapes[1].record("ping \(ping.n) from \(device.name)\(evidence())")
+        }
+        office.register { @MainActor (ping: Ping, device: Device?) in
+            tapes[2].record("ping \(ping.n) from \(device?.name ?? "nil")\(evidence())")
+        }
+        let reload: @MainActor () -> Void = { tapes[3].record("reload\(evidence())") }
+        office.register(queue: queue, Ping.self, reload)
+        let receive: @MainActor (Ping) -> Void = { ping in tapes[4].record("ping \(ping.n)\(evidence())") }
+        office.register(sender: senders.phone, receive)
+        office.register(queue: queue, sender: senders.phone) { @MainActor (ping: Ping, phone: Phone) in
+            tapes[5].record("ping \(ping.n) from \(phone.name)\(evidence())")
+        }
+        office.register(sender: senders.phone, Ping.self) { @MainActor in tapes[6].record("reload\(evidence())") }
+    }
+
+    @Test(
+        "A @MainActor closure passed to a form without on: .mainActor (deprecated), with or without queue:, runs on the main actor, as the form's sender filter says, in post order"
+    )
+    @available(*, deprecated, message: "exercises the deprecated forms")
+    func mainActorClosureWithoutOnStillRunsOnMainActor() async {
+        let office = PostOffice()
+        let tapes = (0..<7).map { _ in Tape<String>() }
+        let senders = SenderMix()
+        registerMainActorClosuresWithoutOn(office, senders, tapes)
+
+        await finish("posts from a detached task") {
+            await Task.detached { senders.post(to: office) }.value
+        }
+        await mainQueueDrained()
+
+        #expect(tapes[0].events == SenderMix.rounds.flatMap { round in (0..<5).map { "ping \(round * 10 + $0)" } })
+        #expect(tapes[1].events == SenderMix.receivedByKind)
+        #expect(tapes[2].events == SenderMix.receivedByOptionalKind)
+        #expect(tapes[3].events == Array(repeating: "reload", count: 100))
+        #expect(tapes[4].events == SenderMix.rounds.map { "ping \($0 * 10 + 2)" })
+        #expect(tapes[5].events == SenderMix.rounds.map { "ping \($0 * 10 + 2) from phone" })
+        #expect(tapes[6].events == Array(repeating: "reload", count: 20))
+        withExtendedLifetime(senders) {}
     }
 }
 
