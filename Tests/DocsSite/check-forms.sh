@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Checks that the table of every register form (Sources/Mailroom/Mailroom.docc/RegistrationForms.md) and the
+# public register and mail(of:) overloads of PostOffice agree, by Mailroom's symbol graph. Run after ./builddocs.sh,
+# which writes the graph.
+#
+#   Tests/DocsSite/check-forms.sh [symbol-graph]      (default: .build-docs/symbol-graphs/Mailroom.symbols.json)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+python3 Tests/DocsSite/check_forms.py "${1:-.build-docs/symbol-graphs/Mailroom.symbols.json}" \
+    Sources/Mailroom/Mailroom.docc/RegistrationForms.md
