@@ -12,8 +12,8 @@ public enum MainActorDelivery: Sendable {
 /// thread; otherwise enqueued to the main actor (through the main queue), in post order. A main-actor method
 /// is registered like any other method, `register(self, ViewModel.receive)`, and Mailroom picks these forms
 /// for it; a main-actor closure says so with `register(on: .mainActor)`. A main-actor method registered with
-/// a `queue:` still runs on the main actor, with a deprecation warning that the queue is ignored; a main-actor
-/// closure passed to a form without `on: .mainActor` does not compile.
+/// a `queue:` still runs on the main actor, with a deprecation warning that the queue is ignored; so does a
+/// main-actor closure passed to a closure form without `on: .mainActor`, with a warning that names it.
 extension PostOffice {
     /// Registers `handler` to run on the main actor for every posted `M`, whatever its sender.
     ///
@@ -349,7 +349,7 @@ extension PostOffice {
         queue: DispatchQueue? = nil,
         _ handler: sending @escaping @MainActor (M) -> Void
     ) -> RecipientId {
-        enroll(Registration(M.self, onMainActor: { mail, _, _ in handler(mail) }))
+        register(on: .mainActor, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
@@ -362,11 +362,7 @@ extension PostOffice {
         queue: DispatchQueue? = nil,
         _ handler: sending @escaping @MainActor (M, S) -> Void
     ) -> RecipientId {
-        enroll(
-            Registration(
-                M.self, senders: .kind(S.self, orNoSender: false),
-                onMainActor: { mail, sender, _ in handler(mail, sender.known(as: S.self)) })
-        )
+        register(on: .mainActor, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
@@ -379,11 +375,7 @@ extension PostOffice {
         queue: DispatchQueue? = nil,
         _ handler: sending @escaping @MainActor (M, S?) -> Void
     ) -> RecipientId {
-        enroll(
-            Registration(
-                M.self, senders: .kind(S.self, orNoSender: true),
-                onMainActor: { mail, sender, _ in handler(mail, sender.knownOrNil(as: S.self)) })
-        )
+        register(on: .mainActor, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
@@ -397,7 +389,7 @@ extension PostOffice {
         _ mailType: M.Type,
         _ handler: sending @escaping @MainActor () -> Void
     ) -> RecipientId {
-        enroll(Registration(M.self, onMainActor: { _, _, _ in handler() }))
+        register(on: .mainActor, mailType, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
@@ -411,7 +403,7 @@ extension PostOffice {
         sender: S,
         _ handler: sending @escaping @MainActor (M) -> Void
     ) -> RecipientId {
-        enroll(Registration(M.self, exactSender: sender, onMainActor: { mail, _, _ in handler(mail) }))
+        register(on: .mainActor, sender: sender, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
@@ -425,11 +417,7 @@ extension PostOffice {
         sender: S,
         _ handler: sending @escaping @MainActor (M, S) -> Void
     ) -> RecipientId {
-        enroll(
-            Registration(
-                M.self, exactSender: sender,
-                onMainActor: { mail, sender, _ in handler(mail, sender.known(as: S.self)) })
-        )
+        register(on: .mainActor, sender: sender, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor; write `register(on: .mainActor)`.
@@ -444,6 +432,6 @@ extension PostOffice {
         _ mailType: M.Type,
         _ handler: sending @escaping @MainActor () -> Void
     ) -> RecipientId {
-        enroll(Registration(M.self, exactSender: sender, onMainActor: { _, _, _ in handler() }))
+        register(on: .mainActor, sender: sender, mailType, handler)
     }
 }

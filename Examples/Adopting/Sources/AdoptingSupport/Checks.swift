@@ -16,8 +16,7 @@ public func isOnMainActor() -> Bool {
 }
 
 /// The outcome of the example's checks: each prints a line; any failure makes the program exit with status 1.
-public final class Checks: @unchecked Sendable {
-    // Only used from the example's main function, one check after another.
+public final class Checks {
     private var failures = 0
 
     /// No check made yet.
