@@ -115,11 +115,7 @@ extension PostOffice {
         of _: M.Type,
         bufferingPolicy: MailSequence<M>.BufferingPolicy = .unbounded
     ) -> MailSequence<M> {
-        MailSequence(office: self, bufferingPolicy: bufferingPolicy) { continuation in
-            Registration(M.self, delivery: .now, whenGone: { continuation.finish() }) { mail, _, _ in
-                continuation.yield(mail.load(as: M.self))
-            }
-        }
+        sequence(of: M.self, bufferingPolicy: bufferingPolicy) { mail, _ in mail }
     }
 
     /// Every `M` posted from now on by exactly `sender` (held weakly), as an asynchronous sequence.
@@ -128,12 +124,7 @@ extension PostOffice {
         from sender: S,
         bufferingPolicy: MailSequence<M>.BufferingPolicy = .unbounded
     ) -> MailSequence<M> {
-        MailSequence(office: self, bufferingPolicy: bufferingPolicy) { continuation in
-            Registration(M.self, exactSender: sender, delivery: .now, whenGone: { continuation.finish() }) {
-                mail, _, _ in
-                continuation.yield(mail.load(as: M.self))
-            }
-        }
+        sequence(of: M.self, exactSender: sender, bufferingPolicy: bufferingPolicy) { mail, _ in mail }
     }
 
     /// Every `M` posted from now on with a sender of class `S` or a subclass, with its sender, as an
@@ -147,13 +138,41 @@ extension PostOffice {
         sentBy _: S.Type,
         bufferingPolicy: MailSequence<(mail: M, sender: S)>.BufferingPolicy = .unbounded
     ) -> MailSequence<(mail: M, sender: S)> {
+        sequence(of: M.self, senders: .kind(S.self, orNoSender: false), bufferingPolicy: bufferingPolicy) {
+            ($0, $1.known(as: S.self))
+        }
+    }
+
+    /// Every `M` posted from now on with no sender (as `nil`) or with a sender of class `S` or a subclass, with
+    /// its sender, as an asynchronous sequence.
+    ///
+    /// ```swift
+    /// for await (change, cart) in office.mail(of: CartChanged.self, sentBy: Cart?.self) { ... }
+    /// ```
+    public func mail<M: Mail, S: AnyObject & Sendable>(
+        of _: M.Type,
+        sentBy _: S?.Type,
+        bufferingPolicy: MailSequence<(mail: M, sender: S?)>.BufferingPolicy = .unbounded
+    ) -> MailSequence<(mail: M, sender: S?)> {
+        sequence(of: M.self, senders: .kind(S.self, orNoSender: true), bufferingPolicy: bufferingPolicy) {
+            ($0, $1.knownOrNil(as: S.self))
+        }
+    }
+
+    /// What every `mail(of:)` form comes down to: a sequence of `element(mail, sender)` for each `M` posted from
+    /// a sender that `senders` or `exactSender` accepts.
+    private func sequence<M: Mail, Element: Sendable>(
+        of _: M.Type,
+        senders: SenderFilter = .any,
+        exactSender: SendableObject? = nil,
+        bufferingPolicy: MailSequence<Element>.BufferingPolicy,
+        _ element: @escaping @Sendable (M, SendableObject?) -> Element
+    ) -> MailSequence<Element> {
         MailSequence(office: self, bufferingPolicy: bufferingPolicy) { continuation in
             Registration(
-                M.self, senders: .kind(S.self, orNoSender: false), delivery: .now,
-                whenGone: { continuation.finish() }
-            ) { mail, sender, _ in
-                continuation.yield((mail.load(as: M.self), sender.known(as: S.self)))
-            }
+                in: self, M.self, senders: senders, exactSender: exactSender, whenGone: { continuation.finish() },
+                .on(nil) { mail, sender, _ in continuation.yield(element(mail.read(as: M.self), sender)) }
+            )
         }
     }
 }

@@ -1,16 +1,16 @@
 /// Tying a registration's life to something else: a token, an owner, or its first delivery.
 ///
 /// These wrap the ordinary `register` calls rather than adding forms of their own: `oneShot` and `tie(to:)`
-/// apply to every registration made on the calling thread while their closure runs, on whichever office (not
-/// only the one they were called on), and nest. Keep the closure to the registrations it is meant for.
+/// apply to the registrations made on the office they are called on, on the calling thread, while their closure
+/// runs, and nest. Registrations made on another office inside the closure are not affected.
 extension PostOffice {
     /// A token that removes the registration `id` when it is released or cancelled.
     public func token(for id: RecipientId) -> RecipientToken {
         RecipientToken(id, in: self)
     }
 
-    /// Makes the registrations made in `body` one-shot: each is removed after its first delivery, which happens
-    /// exactly once even when several threads post at the same moment.
+    /// Makes the registrations made on this office in `body` one-shot: each is removed after its first delivery,
+    /// which happens exactly once even when several threads post at the same moment.
     ///
     /// ```swift
     /// office.oneShot { office.register { (ready: LaunchFinished) in showWhatsNew() } }
@@ -20,11 +20,11 @@ extension PostOffice {
     /// - Returns: What `body` returns, usually the id of the registration.
     @discardableResult
     public func oneShot<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try EnrollmentOptions.with(oneShot: true, body)
+        try EnrollmentOptions.with(office: ObjectIdentifier(self), oneShot: true, body)
     }
 
-    /// Ties the registrations made in `body` to `owner`: each is removed when `owner` deallocates, without
-    /// waiting for a post, even if it is a closure registration.
+    /// Ties the registrations made on this office in `body` to `owner`: each is removed when `owner` deallocates,
+    /// without waiting for a post, even if it is a closure registration.
     ///
     /// ```swift
     /// office.tie(to: self) {
@@ -36,6 +36,6 @@ extension PostOffice {
     /// - Returns: What `body` returns.
     @discardableResult
     public func tie<Result>(to owner: some AnyObject & Sendable, _ body: () throws -> Result) rethrows -> Result {
-        try EnrollmentOptions.with(owner: owner, body)
+        try EnrollmentOptions.with(office: ObjectIdentifier(self), owner: owner, body)
     }
 }

@@ -75,19 +75,18 @@ extension RegistrationInfo {
         case .instance:
             senders = .exactly(registration.sender.map { String(describing: type(of: $0)) } ?? "sender that has gone")
         }
-        delivery = Self.delivery(of: registration.delivery)
+        delivery = Self.delivery(of: registration.schedule)
         recipientType = registration.recipient.map { String(describing: type(of: $0)) }
         isOneShot = registration.isOneShot
         isTiedToOwner = registration.isTied
     }
 
-    private static func delivery(of delivery: Registration.Delivery) -> Delivery {
-        switch delivery {
+    private static func delivery(of schedule: Registration.Schedule) -> Delivery {
+        switch schedule {
         case .now: .postingThread
         case .queue(let queue): .queue(label: queue.label)
         case .mainActor: .mainActor
         case .serially: .task
-        case .conforming(let inner), .once(let inner, _), .owned(let inner): Self.delivery(of: inner)
         }
     }
 }

@@ -26,6 +26,10 @@ import sys
 ROWS = [  # (key, pattern for the row's first cell, in lower case without backticks); the first match wins
     ("main-actor method with queue", r"main-actor method with queue"),
     ("@MainActor closure", r"@mainactor closure"),
+    ("main-actor catch-all", r"main-actor catch-all"),
+    ("async catch-all", r"async catch-all"),
+    ("main-actor protocol", r"main-actor protocol"),
+    ("async protocol", r"async protocol"),
     ("main-actor closure", r"main-actor closure"),
     ("main-actor method", r"main-actor method"),
     ("async closure", r"async closure"),
@@ -121,17 +125,20 @@ def classify(symbol):
 
     if title.startswith("mail(of:"):
         count = 2 if "sentBy" in labels else 1  # sentBy: yields (mail, sender)
-        form = key("sequence", column_for(count, False, exact, "sentBy" in labels), count, exact)
+        optional = "sentBy" in labels and types[labels.index("sentBy")].replace(" ", "").endswith("?.Type")
+        form = key("sequence", column_for(count, optional, exact, "sentBy" in labels), count, exact)
         return form, queue, deprecated, declaration
 
     handler = types[-1]
     innermost = handler_parameters(handler)
     if "isolated" in handler:
-        row = "actor method" if re.search(r"\(isolated \w+\) ->", handler) else "actor"
-    elif "conformingTo" in labels:
-        row = "protocol"
-    elif innermost and innermost[0] == "any Mail":
-        row = "catch-all"
+        row = "actor method" if re.search(r"\(isolated \w+\) -> \(", handler) else "actor"
+    elif "conformingTo" in labels or (innermost and innermost[0] == "any Mail"):
+        row = "protocol" if "conformingTo" in labels else "catch-all"
+        if "@MainActor" in handler:
+            row = "main-actor " + row
+        elif re.search(r"\basync\b", handler):
+            row = "async " + row
     elif handler.count("->") > 1:  # a method, passed unapplied: (R) -> (M) -> Void
         if "@MainActor" in handler:
             row = "main-actor method with queue" if queue else "main-actor method"
@@ -214,13 +221,22 @@ def call_key(call, row, column):
     positional = [a for a in arguments if not re.match(r"^\w+\s*:", a)]
     exact = "sender" in labels or "from" in labels
 
+    on_main = "on" in labels
+    suspends = closure is not None and re.search(r"\basync\s+in\b", closure) is not None
+    conforming = "conformingTo" in labels
+    catch_all = closure is not None and "any Mail" in closure
+    plain = not conforming and not catch_all
     hints = {  # a call with one of these says which row it is in
         "sequence": function == "mail",
-        "main-actor closure": "on" in labels,
+        "main-actor closure": on_main and plain,
         "@MainActor closure": closure is not None and "@MainActor" in closure,
-        "async closure": closure is not None and re.search(r"\basync\s+in\b", closure) is not None,
-        "protocol": "conformingTo" in labels,
-        "catch-all": closure is not None and "any Mail" in closure,
+        "async closure": suspends and plain,
+        "protocol": conforming and not on_main and not suspends,
+        "main-actor protocol": conforming and on_main,
+        "async protocol": conforming and suspends,
+        "catch-all": catch_all and not on_main and not suspends,
+        "main-actor catch-all": catch_all and on_main,
+        "async catch-all": catch_all and suspends,
     }
     for hinted, present in hints.items():
         if present != (row == hinted):
@@ -230,6 +246,7 @@ def call_key(call, row, column):
     method = next((p for p in positional if re.match(r"^\w+\.\w+(\([\w:]*\))?$", p) and not p.endswith(".self")), None)
     if function == "mail":
         count = 2 if sent_by else 1
+        optional = any(argument.replace(" ", "").endswith("?.self") for argument in arguments)
     elif method is not None:
         method_labels = re.search(r"\(([\w:]*)\)$", method)
         count = method_labels.group(1).count(":") if method_labels else 0

@@ -35,16 +35,6 @@ private final class LogCapture: Sendable {
     }
 }
 
-/// Mailroom's lock-protected value, for handlers to record into.
-extension Locked {
-    var current: State { withLock { $0 } }
-    func update(_ body: (inout State) -> Void) { withLock(body) }
-}
-
-extension Locked where State == [String] {
-    func append(_ line: String) { update { $0.append(line) } }
-}
-
 private func shipped(_ number: Int, carrier: String = "UPS") -> [AnyHashable: Any] {
     ["orderNumber": number, "carrier": carrier, "trackingURL": URL(string: "https://example.com/\(number)")!]
 }

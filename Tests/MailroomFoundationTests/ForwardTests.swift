@@ -18,7 +18,6 @@ private struct ThemeChanged: NotificationMail {
     var notificationName: Notification.Name { Notification.Name("LegacyThemeDidChange") }
 }
 
-/// Mail whose encoding fails.
 /// Mail that never encodes, under a name of its own.
 private struct Unencodable: NotificationMail {
     var notificationName: Notification.Name { Notification.Name("LegacyUnencodable") }

@@ -4,11 +4,11 @@ internal import _MailroomAtomics
 ///
 /// The one place in Mailroom that takes a lock; `package`, so that MailroomFoundation uses it too. The lock is
 /// `mailroom_lock` from the C shims: on Linux a futex-based mutex whose uncontended lock and unlock are one
-/// atomic operation each, inlined here (a pthread mutex cost about 58 instructions more per lock and unlock, and
-/// registering and unregistering take it twice); elsewhere a pthread mutex. Not `Synchronization.Mutex`: on Linux
-/// its futex path makes ThreadSanitizer report races that are not there, while this lock hands over through
-/// atomics that it sees. The lock is not recursive: `body` must not call back into `withLock` of the same
-/// instance.
+/// atomic operation each, inlined here rather than called: registering and unregistering each take the lock,
+/// and a call per lock and unlock would be a large part of their cost. Elsewhere a pthread mutex. Not
+/// `Synchronization.Mutex`: on Linux its futex path makes ThreadSanitizer report races that are not there, while
+/// this lock hands over through atomics that it sees. The lock is not recursive: `body` must not call back into
+/// `withLock` of the same instance.
 package final class Locked<State>: @unchecked Sendable {
     private let lock = UnsafeMutablePointer<mailroom_lock>.allocate(capacity: 1)
     /// Behind a pointer rather than in a stored `var`: Swift checks every `inout` use of a class's stored

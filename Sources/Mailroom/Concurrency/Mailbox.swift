@@ -9,14 +9,55 @@ final class Mailbox: Sendable {
         let receipt: Receipt?
     }
 
-    private struct State {
-        var letters: [Letter] = []
-        var next = 0
-        var isDraining = false
+    /// Whether a task is draining the mailbox, and the letters it has yet to deliver.
+    private enum State {
+        /// No task is draining and no letter waits. `spare` is empty: its capacity is kept for the next letters.
+        case idle(spare: [Letter])
+        /// A task is delivering `letters`, from index `next` on, and ends when it finds none left.
+        case draining(letters: [Letter], next: Int)
+
+        /// Adds `letter`. Returns true when that woke the mailbox: the caller then starts the draining task.
+        mutating func append(_ letter: Letter) -> Bool {
+            // Consumed, so that the letters are changed in place rather than copied.
+            switch consume self {
+            case .idle(var letters):
+                letters.append(letter)
+                self = .draining(letters: letters, next: 0)
+                return true
+            case .draining(var letters, let next):
+                letters.append(letter)
+                self = .draining(letters: letters, next: next)
+                return false
+            }
+        }
+
+        /// The oldest letter not delivered yet; `nil` when none is left, and the mailbox is then idle.
+        mutating func takeNext() -> Letter? {
+            switch consume self {
+            case .idle(let spare):
+                self = .idle(spare: spare)
+                return nil
+            case .draining(var letters, var next):
+                guard next < letters.count else {
+                    letters.removeAll(keepingCapacity: true)
+                    self = .idle(spare: letters)
+                    return nil
+                }
+                let letter = letters[next]
+                next += 1
+                // Delivered letters are dropped in batches, once they are half the array: not one shift per letter.
+                if next >= 64, next * 2 >= letters.count {
+                    letters.removeFirst(next)
+                    next = 0
+                }
+                self = .draining(letters: letters, next: next)
+                return letter
+            }
+        }
     }
 
     let handler: Registration.AsyncHandler
-    private let state = Locked(State())
+    private let state = Locked(State.idle(spare: []))
 
     init(_ handler: @escaping Registration.AsyncHandler) {
         self.handler = handler
@@ -24,75 +65,12 @@ final class Mailbox: Sendable {
 
     /// Adds a letter. Returns true when no task is draining the mailbox: the caller then starts one.
     func append(_ mail: any Sendable, from sender: SendableObject?, receipt: Receipt?) -> Bool {
-        state.withLock { state in
-            state.letters.append(Letter(mail: mail, sender: sender, receipt: receipt))
-            defer { state.isDraining = true }
-            return !state.isDraining
-        }
+        let letter = Letter(mail: mail, sender: sender, receipt: receipt)
+        return state.withLock { $0.append(letter) }
     }
 
     /// The oldest letter, or `nil` when there is none left, in which case the draining task must end.
     func next() -> Letter? {
-        state.withLock { state in
-            guard state.next < state.letters.count else {
-                state.letters.removeAll(keepingCapacity: true)
-                state.next = 0
-                state.isDraining = false
-                return nil
-            }
-            let letter = state.letters[state.next]
-            state.next += 1
-            if state.next >= 64, state.next * 2 >= state.letters.count {
-                state.letters.removeFirst(state.next)
-                state.next = 0
-            }
-            return letter
-        }
-    }
-}
-
-/// Counts the deliveries of one ``PostOffice/deliver(_:)`` that have not run yet, and resumes it when none is
-/// left.
-@usableFromInline
-final class Receipt: Sendable {
-    private struct State {
-        var pending = 0
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-
-    private let state = Locked(State())
-
-    @usableFromInline
-    init() {}
-
-    /// A delivery was deferred.
-    func begin() {
-        state.withLock { $0.pending += 1 }
-    }
-
-    /// A deferred delivery ran, or was dropped.
-    func end() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.pending -= 1
-            guard state.pending == 0 else { return nil }
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns once every deferred delivery ran or was dropped.
-    @usableFromInline
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state -> Bool in
-                guard state.pending > 0 else { return true }
-                state.waiter = continuation
-                return false
-            }
-            if done {
-                continuation.resume()
-            }
-        }
+        state.withLock { $0.takeNext() }
     }
 }

@@ -1,28 +1,5 @@
 internal import _MailroomAtomics
 
-/// A stretch of code that reads the routing tables without a lock.
-///
-/// Whatever a writer unlinks while a section is open stays allocated until the section ends: a post can walk
-/// a list of recipients while another thread unregisters one of them. Sections nest, and handlers run inside
-/// them, so a handler may post, register and unregister.
-struct ReadSection {
-    /// The calling thread's `mailroom_reader`, opaque to Swift.
-    private let reader: OpaquePointer
-
-    @inline(__always) init() {
-        reader = mailroom_read_begin().unsafelyUnwrapped
-    }
-
-    @inline(__always) func end() {
-        if mailroom_read_end(reader) {
-            Reclamation.collect()
-        }
-    }
-
-    /// True while the calling thread is inside a section.
-    static var isOpen: Bool { mailroom_is_reading() }
-}
-
 /// Frees unlinked objects once no read section that might still see them is open (epoch-based reclamation).
 ///
 /// A writer first unlinks an object from every table a reader could reach, then hands it to ``retire(_:)``.
@@ -78,27 +55,5 @@ enum Reclamation {
     /// True when no read section that was open at `stamp` is still open.
     static func isFree(since stamp: UInt) -> Bool {
         mailroom_epoch_oldest_reader() >= stamp
-    }
-}
-
-/// What a writer unlinked under the office lock, to release only after unlocking (see ``Reclamation``).
-/// Holds one object without allocating, since unregistering unlinks exactly one.
-struct Garbage: ~Copyable {
-    private var first: AnyObject?
-    private var more: [AnyObject] = []
-
-    var isEmpty: Bool { first == nil }
-
-    var objects: [AnyObject] {
-        guard let first else { return [] }
-        return [first] + more
-    }
-
-    mutating func append(_ object: AnyObject) {
-        if first == nil {
-            first = object
-        } else {
-            more.append(object)
-        }
     }
 }

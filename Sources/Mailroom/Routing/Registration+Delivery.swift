@@ -18,103 +18,120 @@ extension Registration {
     func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
     ) -> Outcome {
-        if case .now = delivery {
-            return runNow(mail, from: sender)
+        guard let life else {
+            return runNow(mail, type: mailType, from: sender)
         }
-        return deliver(mail, type: mailType, from: sender, receipt: receipt, by: delivery)
+        return deliver(mail, type: mailType, from: sender, receipt: receipt, life: life)
     }
 
     @inline(__always)
-    private func runNow(_ mail: UnsafeRawPointer, from sender: SendableObject?) -> Outcome {
+    private func runNow(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?) -> Outcome
+    {
         if recipientKey == nil {
-            handler(mail, sender, nil)
+            handler(PostedMail(mail, type: mailType), sender, nil)
         } else if let recipient {
-            handler(mail, sender, recipient)
+            handler(PostedMail(mail, type: mailType), sender, recipient)
         } else {
             return .dropped
         }
         return .received
     }
 
+    /// Delivers for a registration that has a lifecycle: one that delivers later, or is one-shot, tied, or for a
+    /// protocol.
     @inline(never)
     private func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?,
-        by delivery: Delivery
+        life: Lifecycle
     ) -> Outcome {
         // Checked at the post for deliveries that run later too, so that mail posted after the recipient went is
         // reported as undelivered; the deferred delivery checks again before it runs.
         if recipientKey != nil, recipient == nil {
             return .dropped
         }
-        switch delivery {
-        case .now:
-            return runNow(mail, from: sender)
-        case .queue(let queue):
-            enqueue(Self.copy(mail, as: mailType), from: sender, on: queue, receipt: receipt)
-        case .mainActor(let backlog) where backlog.value == 0 && MainActorContext.isCurrent:
-            return runNow(mail, from: sender)
-        case .mainActor(let backlog):
-            // Counted until its block has run, so that a post made on the main actor meanwhile waits its turn.
-            backlog.increment()
-            enqueue(
-                Self.copy(mail, as: mailType), from: sender, on: .main, receipt: receipt, finally: backlog.decrement)
-        case .serially(let mailbox):
-            receipt?.begin()
-            if mailbox.append(Self.copy(mail, as: mailType), from: sender, receipt: receipt) {
-                Task.detached { await self.drain(mailbox) }
+        if isTied, owner == nil {
+            return .dropped
+        }
+        if life.isOneShot, !life.claim() {
+            return .dropped
+        }
+        let runsNow = runsOnPostingThread
+        if let conformance {
+            let boxed = PostedMail(mail, type: mailType).copy(as: mailType)
+            if runsNow {
+                conformance.handler(boxed, sender, nil)
+            } else {
+                later(from: sender, receipt: receipt, boxed) { mail, _ in conformance.handler(mail, sender, nil) }
             }
-        case .conforming(let inner):
-            deliverConforming(Self.copy(mail, as: mailType), from: sender, receipt: receipt, by: inner)
-            return conformance?.isWiretap == true ? .observed : .received
-        case .once(let inner, let claim):
-            guard claim.lowerIfRaised() else { return .dropped }
-            return deliver(mail, type: mailType, from: sender, receipt: receipt, by: inner)
-        case .owned(let inner):
-            guard owner != nil else { return .dropped }
-            return deliver(mail, type: mailType, from: sender, receipt: receipt, by: inner)
+            return conformance.isWiretap ? .observed : .received
+        }
+        if runsNow {
+            return runNow(mail, type: mailType, from: sender)
+        }
+        later(from: sender, receipt: receipt, PostedMail(mail, type: mailType).copy(as: mailType)) {
+            mail, recipient in
+            PostedMail.lend(mail) { self.handler($0, sender, recipient) }
         }
         return .received
     }
 
-    /// Hands boxed mail to the registration's conformance, now or on its queue.
-    private func deliverConforming(
-        _ mail: any Mail, from sender: SendableObject?, receipt: Receipt?, by delivery: Delivery
-    ) {
-        guard let conformance else { return }
-        guard case .queue(let queue) = delivery else {
-            return conformance.handler(mail, sender, nil)
-        }
-        receipt?.begin()
-        queue.async { [self] in
-            defer { receipt?.end() }
-            if standing?.isRaised ?? true {
-                conformance.handler(mail, sender, nil)
-            }
+    /// True when this post runs the handler at once, before `post` returns: always for a registration that
+    /// delivers now; for a main-actor one, when the post is made on the main actor and none of its mail waits on
+    /// the main queue.
+    private var runsOnPostingThread: Bool {
+        switch schedule {
+        case .now: true
+        case .mainActor(let backlog): backlog.value == 0 && MainActorContext.isCurrent
+        case .queue, .serially: false
         }
     }
 
-    /// Delivers the copied mail on `queue`, unless the registration is removed, or its recipient gone, first.
-    private func enqueue(
-        _ mail: any Mail, from sender: SendableObject?, on queue: DispatchQueue, receipt: Receipt?,
-        finally: @escaping @Sendable () -> Void = {}
+    /// Runs `run` with the copied mail and the recipient on the queue, the main actor or the task that `schedule`
+    /// names, unless the registration is removed, or its recipient gone, first. A task's mailbox runs its own
+    /// handler instead of `run`.
+    private func later(
+        from sender: SendableObject?, receipt: Receipt?, _ mail: any Mail,
+        _ run: @escaping @Sendable (any Mail, SendableObject?) -> Void
     ) {
         receipt?.begin()
-        queue.async { [self] in
-            defer {
-                finally()
-                receipt?.end()
+        switch schedule {
+        case .queue(let queue):
+            queue.async { [self] in
+                defer { receipt?.end() }
+                runIfStanding(mail, run)
             }
-            guard standing?.isRaised ?? true else { return }
-            let recipient = recipient
-            guard recipientKey == nil || recipient != nil else { return }
-            Self.withPointer(to: mail) { handler($0, sender, recipient) }
+        case .mainActor(let backlog):
+            // Counted until its block has run, so that a post made on the main actor meanwhile waits its turn.
+            backlog.increment()
+            DispatchQueue.main.async { [self] in
+                defer {
+                    backlog.decrement()
+                    receipt?.end()
+                }
+                runIfStanding(mail, run)
+            }
+        case .serially(let mailbox):
+            if mailbox.append(mail, from: sender, receipt: receipt) {
+                Task.detached { await self.drain(mailbox) }
+            }
+        case .now:
+            // Not reached: `deliver` runs these on the posting thread. Run there all the same.
+            runIfStanding(mail, run)
+            receipt?.end()
         }
+    }
+
+    private func runIfStanding(_ mail: any Mail, _ run: (any Mail, SendableObject?) -> Void) {
+        guard life?.isStanding ?? true else { return }
+        let recipient = recipient
+        guard recipientKey == nil || recipient != nil else { return }
+        run(mail, recipient)
     }
 
     /// Runs the async handler on each mail waiting in `mailbox`, one at a time, until it is empty.
     private func drain(_ mailbox: Mailbox) async {
         while let letter = mailbox.next() {
-            if standing?.isRaised ?? true {
+            if life?.isStanding ?? true {
                 let recipient = recipient
                 if recipientKey == nil || recipient != nil {
                     await mailbox.handler(letter.mail, letter.sender, recipient)
@@ -123,7 +140,9 @@ extension Registration {
             letter.receipt?.end()
         }
     }
+}
 
+extension Registration {
     /// A copy of the mail at `mail`, of dynamic type `M`, for a delivery that outlives the post.
     static func copy<M: Mail>(_ mail: UnsafeRawPointer, as _: M.Type) -> any Mail {
         mail.load(as: M.self)

@@ -5,9 +5,9 @@
 /// unregistering is given to a later registration; the id's number, kept in the slot, tells that registration
 /// from the one an old id named, so an old id (or one from another office) finds nothing.
 ///
-/// The slots are plain memory, holding each registration retained by hand: keeping them in an `Array` of
-/// optional records cost more than a hash lookup did (uniqueness checks, retains and releases of the records
-/// copied in and out).
+/// The slots are plain memory (``Memory``), holding each registration retained by hand, not an `Array` of
+/// optional records: an array checks its uniqueness and retains and releases each record copied in or out, which
+/// would cost more than the hash lookup the slots replace.
 ///
 /// The slots also thread ``Chain``s: lists of registrations in the order they were added (the registrations for
 /// one mail type), which a registration joins and leaves without a search or an allocation.
@@ -35,15 +35,51 @@ final class RegistrationSlots {
         fileprivate var last = RegistrationSlots.noSlot
     }
 
+    /// Plain memory for `capacity` elements of a trivial type, reached only through its subscript, which asserts in
+    /// debug builds that the index is within the memory. A handle, not an owner: the slots free it
+    /// (``deallocate()``).
+    private struct Memory<Element: BitwiseCopyable> {
+        private var base = UnsafeMutablePointer<Element>.allocate(capacity: 0)
+        private(set) var capacity = 0
+
+        subscript(index: Int) -> Element {
+            @inline(__always) unsafeAddress {
+                UnsafePointer(address(of: index))
+            }
+            @inline(__always) nonmutating unsafeMutableAddress {
+                address(of: index)
+            }
+        }
+
+        /// Moves the first `count` elements into new memory with room for `newCapacity`, and frees the old.
+        mutating func grow(to newCapacity: Int, moving count: Int) {
+            assert(count <= capacity && capacity <= newCapacity)
+            let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+            newBase.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = newBase
+            capacity = newCapacity
+        }
+
+        func deallocate() {
+            base.deallocate()
+        }
+
+        @inline(__always)
+        private func address(of index: Int) -> UnsafeMutablePointer<Element> {
+            assert(index >= 0 && index < capacity, "index \(index) is outside 0..<\(capacity)")
+            return base + index
+        }
+    }
+
     private static let noSlot = -1
 
     // Only writers touch these, under the office lock, which already makes every access exclusive (as in `Route`).
-    @exclusivity(unchecked) private var slots = UnsafeMutablePointer<Slot>.allocate(capacity: 0)
+    @exclusivity(unchecked) private var slots = Memory<Slot>()
     /// Slots `0..<used` have been handed out at least once.
     @exclusivity(unchecked) private var used = 0
-    @exclusivity(unchecked) private var capacity = 0
     /// The indexes of the freed slots among them, the most recently freed last: reused first.
-    @exclusivity(unchecked) private var freeSlots = UnsafeMutablePointer<Int>.allocate(capacity: 0)
+    @exclusivity(unchecked) private var freeSlots = Memory<Int>()
     @exclusivity(unchecked) private var freeCount = 0
 
     deinit {
@@ -65,7 +101,7 @@ final class RegistrationSlots {
             freeCount -= 1
             slot = freeSlots[freeCount]
         } else {
-            if used == capacity {
+            if used == slots.capacity {
                 grow()
             }
             slot = used
@@ -148,16 +184,12 @@ final class RegistrationSlots {
         (0..<used).filter { slots[$0].registration != nil }.map(record(at:))
     }
 
+    /// Out of line: it runs once per doubling, and inlined into ``insert(_:order:)`` it would make every insert
+    /// save and restore registers it needs.
+    @inline(never)
     private func grow() {
-        let newCapacity = max(16, capacity * 2)
-        let newSlots = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
-        newSlots.moveInitialize(from: slots, count: used)
-        slots.deallocate()
-        slots = newSlots
-        let newFreeSlots = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
-        newFreeSlots.moveInitialize(from: freeSlots, count: freeCount)
-        freeSlots.deallocate()
-        freeSlots = newFreeSlots
-        capacity = newCapacity
+        let newCapacity = max(16, slots.capacity * 2)
+        slots.grow(to: newCapacity, moving: used)
+        freeSlots.grow(to: newCapacity, moving: freeCount)
     }
 }

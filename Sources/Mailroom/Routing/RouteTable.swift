@@ -11,52 +11,51 @@ final class RouteTable {
     }
 
     /// A value that marks a removed bucket; real values are object addresses, never 1.
-    private static let removed: UInt = 1
-    private static let wordsPerBucket = 3
+    static let removed: UInt = 1
 
-    /// The published memory: `[mask, (first, second, value) × (mask + 1)]`.
-    let address: UnsafeMutablePointer<UInt>
+    /// The table's memory (see ``Buckets``), which posts read.
+    private let buckets: Buckets
+    /// The number of buckets: a power of two.
     private let capacity: Int
     // Writers only, under the office lock (see `Route.entries`).
     @exclusivity(unchecked) private(set) var count = 0
+    /// Buckets holding a key, removed or not: a removed bucket is never reused.
     @exclusivity(unchecked) private var used = 0
 
     init(capacity: Int = 8) {
         precondition(capacity > 0 && capacity & (capacity - 1) == 0, "capacity must be a power of two")
         self.capacity = capacity
-        address = .allocate(capacity: 1 + capacity * Self.wordsPerBucket)
-        address.initialize(repeating: 0, count: 1 + capacity * Self.wordsPerBucket)
-        address[0] = UInt(capacity - 1)
+        buckets = .allocate(capacity: capacity)
     }
 
     deinit {
-        address.deallocate()
+        buckets.deallocate()
     }
+
+    /// The address a post reads the table at (see ``value(for:in:)``), which its owner publishes.
+    var address: UnsafeMutablePointer<UInt> { buckets.address }
 
     /// The value stored under `key` in the table published at `address`, or 0.
     @inline(__always)
     static func value(for key: Key, in address: UnsafeMutablePointer<UInt>) -> UInt {
-        let mask = address[0]
-        var index = bucket(of: key, mask: mask)
+        let buckets = Buckets(address: address)
+        let mask = buckets.mask
+        var index = home(of: key, mask: mask)
         while true {
-            let bucket = address + 1 + Int(index) * wordsPerBucket
-            let value = AtomicWord(bucket + 2).loadAcquire()
+            let value = buckets.value(at: index)
             if value == 0 { return 0 }
-            if bucket[0] == key.first, bucket[1] == key.second, value != removed { return value }
+            if buckets.holds(key, at: index), value != removed { return value }
             index = (index &+ 1) & mask
         }
     }
 
+    /// The bucket where the search for `key` starts, in a table of `mask + 1` buckets.
     @inline(__always)
-    private static func bucket(of key: Key, mask: UInt) -> UInt {
+    static func home(of key: Key, mask: UInt) -> UInt {
         var hash = key.first &* 0x9E37_79B9_7F4A_7C15
         hash ^= key.second &* 0xC2B2_AE3D_27D4_EB4F
         hash ^= hash >> 29
         return hash & mask
-    }
-
-    func value(for key: Key) -> UInt {
-        Self.value(for: key, in: address)
     }
 
     /// Stores `value` under a key that is not in the table. Returns false, changing nothing, when the table is
@@ -64,14 +63,12 @@ final class RouteTable {
     func insert(_ value: UInt, for key: Key) -> Bool {
         precondition(value > Self.removed, "values are object addresses")
         guard (used + 1) * 4 <= capacity * 3 else { return false }
-        var index = Self.bucket(of: key, mask: UInt(capacity - 1))
-        while address[1 + Int(index) * Self.wordsPerBucket + 2] != 0 {
-            index = (index &+ 1) & UInt(capacity - 1)
+        let mask = UInt(capacity - 1)
+        var index = Self.home(of: key, mask: mask)
+        while buckets.writtenValue(at: index) != 0 {
+            index = (index &+ 1) & mask
         }
-        let bucket = address + 1 + Int(index) * Self.wordsPerBucket
-        bucket[0] = key.first
-        bucket[1] = key.second
-        AtomicWord(bucket + 2).storeRelease(value)
+        buckets.fill(at: index, key: key, value: value)
         used += 1
         count += 1
         return true
@@ -79,17 +76,17 @@ final class RouteTable {
 
     /// Removes `key`; readers that already found its value keep it.
     func remove(_ key: Key) {
-        var index = Self.bucket(of: key, mask: UInt(capacity - 1))
+        let mask = UInt(capacity - 1)
+        var index = Self.home(of: key, mask: mask)
         while true {
-            let bucket = address + 1 + Int(index) * Self.wordsPerBucket
-            let value = bucket[2]
+            let value = buckets.writtenValue(at: index)
             if value == 0 { return }
-            if bucket[0] == key.first, bucket[1] == key.second, value != Self.removed {
-                AtomicWord(bucket + 2).storeRelease(Self.removed)
+            if buckets.holds(key, at: index), value != Self.removed {
+                buckets.markRemoved(at: index)
                 count -= 1
                 return
             }
-            index = (index &+ 1) & UInt(capacity - 1)
+            index = (index &+ 1) & mask
         }
     }
 
@@ -98,10 +95,10 @@ final class RouteTable {
         var newCapacity = 8
         while newCapacity < (count + 1) * 2 { newCapacity *= 2 }
         let table = RouteTable(capacity: newCapacity)
-        for index in 0..<capacity {
-            let bucket = address + 1 + index * Self.wordsPerBucket
-            if bucket[2] > Self.removed {
-                _ = table.insert(bucket[2], for: Key(first: bucket[0], second: bucket[1]))
+        for index in 0..<UInt(capacity) {
+            let value = buckets.writtenValue(at: index)
+            if value > Self.removed {
+                _ = table.insert(value, for: buckets.key(at: index))
             }
         }
         return table

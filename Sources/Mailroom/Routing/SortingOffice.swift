@@ -1,9 +1,10 @@
 /// The machinery behind a ``PostOffice``: its registrations under a lock, and the routes that posts read
 /// without one.
 ///
-/// Writers (register, unregister, the first post of a kind) take the lock, change the ``Registry``, and
-/// retire what they unlinked after unlocking. Posts take no lock once their route exists: they read the
-/// published tables inside a ``ReadSection``.
+/// Writers (register, unregister, the first post of a kind) take the lock, change the ``Registry``, and do what
+/// the change returns (retire what it unlinked, sweep, release sticky letters) after unlocking: releasing an
+/// object or loading a weak reference may run a `deinit` that calls back into this office. Posts take no lock
+/// once their route exists: they read the published tables inside a ``ReadSection``.
 @usableFromInline
 final class SortingOffice: Sendable {
     private let registry: Locked<Registry>
@@ -40,28 +41,25 @@ final class SortingOffice: Sendable {
     /// Adds `registration`, taking over the reference the caller passes (see ``PostOffice/enroll(_:)``).
     @usableFromInline
     func register(_ registration: Unmanaged<Registration>) -> RecipientId {
-        let (id, mortals) = change { registry, garbage in
-            (registry.add(registration, garbage: &garbage), registry.isSweepDue ? registry.mortalRegistrations : nil)
+        let addition = change { $0.add(registration) }
+        retire(addition.retired)
+        if let candidates = addition.sweepCandidates {
+            sweep(candidates)
         }
-        if let mortals {
-            sweep(mortals)
-        }
-        return id
+        return addition.id
     }
 
     func unregister(_ id: RecipientId) {
-        change { registry, garbage in
-            registry.remove(id, garbage: &garbage)
-        }
+        let removal = change { $0.remove(id) }
+        retire(removal.retired)
     }
 
     func unregister(recipient: AnyObject) {
         // The caller holds the recipient, so every registration under its identifier is either its own or
         // one of an object that had the same address and has gone: both are to be removed.
         let recipientKey = ObjectIdentifier(recipient)
-        change { registry, garbage in
-            registry.remove(registry.registrations(ofRecipient: recipientKey), garbage: &garbage)
-        }
+        let removal = change { $0.remove($0.registrations(ofRecipient: recipientKey)) }
+        retire(removal.retired)
     }
 
     /// The registrations held, including dead ones not swept yet; for tests of reclamation.
@@ -85,56 +83,66 @@ final class SortingOffice: Sendable {
     @usableFromInline
     func keepSticky(_ mail: any Mail, sender: SendableObject?) {
         let letter = StickyLetter(mail, sender: sender)
-        // The replaced letter is released here, after the lock: its mail's `deinit` may call this office.
-        _ = change { registry, _ in registry.keep(letter) }
+        let replaced = registry.withLock { $0.keep(letter) }
+        // Released here, after unlocking: its mail's `deinit` may call this office.
+        withExtendedLifetime(replaced) {}
     }
 
     /// Forgets the sticky mail of `mailType`, from every sender or from one.
     func clearStickyMail(_ mailType: Any.Type, sender: SendableObject?) {
         let senderKey = sender.map(ObjectIdentifier.init)
-        _ = change { registry, _ in registry.clearStickyMail(ObjectIdentifier(mailType), sender: senderKey) }
+        let forgotten = registry.withLock { $0.clearStickyMail(ObjectIdentifier(mailType), sender: senderKey) }
+        // Released here, after unlocking: their mail's `deinit` may call this office.
+        withExtendedLifetime(forgotten) {}
     }
 
     /// Delivers to registration `id` the sticky mail it accepts, oldest first. Returns how many it received.
     func replayStickyMail(to id: RecipientId) -> Int {
-        guard let (registration, letters) = registry.withLock({ $0.stickyLetters(for: id) }) else { return 0 }
-        let lost = letters.filter(\.hasLostItsSender)
+        guard let replay = registry.withLock({ $0.stickyLetters(for: id) }) else { return 0 }
+        let lost = replay.letters.filter(\.hasLostItsSender)
         if !lost.isEmpty {
-            change { registry, _ in registry.forget(lost) }
+            registry.withLock { $0.forget(lost) }
         }
         let section = ReadSection()
         defer { section.end() }
         var received = 0
-        for letter in letters where !letter.hasLostItsSender {
+        for letter in replay.letters where !letter.hasLostItsSender {
             let mail = letter.mail
             let outcome = Registration.withPointer(to: mail) {
-                registration.deliver($0, type: type(of: mail), from: letter.liveSender, receipt: nil)
+                replay.registration.deliver($0, type: type(of: mail), from: letter.liveSender, receipt: nil)
             }
             received += outcome == .dropped ? 0 : 1
         }
         return received
     }
 
-    /// Removes the registrations whose recipient or exact sender has gone.
+    /// Removes the registrations whose recipient or exact sender has gone, among `candidates`.
     ///
     /// Whether an object has gone is checked outside the lock: loading a weak reference retains the object
     /// for a moment, and if that was its last reference its `deinit`, which may call back into this office,
     /// runs here.
-    private func sweep(_ mortals: [RegistrationSlots.Record]) {
-        let dead = mortals.filter { !$0.registration.isAlive }.map(\.id)
-        change { registry, garbage in
-            registry.remove(dead, reclaiming: true, garbage: &garbage)
-            registry.swept()
+    private func sweep(_ candidates: [RegistrationSlots.Record]) {
+        let dead = candidates.filter { !$0.registration.isAlive }.map(\.id)
+        let removal = change { $0.sweep(removing: dead) }
+        retire(removal.retired)
+    }
+
+    /// Retires what a change unlinked, once no post can still reach it (see ``Reclamation``).
+    @inline(__always)
+    private func retire(_ garbage: consuming Garbage) {
+        // Tested here too, inlined, so that a change that unlinked nothing (most registrations) makes no call.
+        if !garbage.isEmpty {
+            Reclamation.retire(garbage)
         }
     }
 
-    /// Runs `body` under the lock, then retires whatever it unlinked.
-    @discardableResult @inline(__always)
-    private func change<Result>(_ body: (inout Registry, inout Garbage) -> Result) -> Result {
-        var garbage = Garbage()
-        let result = registry.withLock { body(&$0, &garbage) }
-        Reclamation.retire(garbage)
-        return result
+    /// Runs `body` under the lock and returns what it leaves to do, for the caller to do once unlocked.
+    @inline(__always)
+    private func change<Outcome: ~Copyable>(_ body: (inout Registry) -> Outcome) -> Outcome {
+        // `Locked.withLock` returns only copyable results.
+        var outcome: Outcome?
+        registry.withLock { outcome = body(&$0) }
+        return outcome.take()!
     }
 
     // MARK: - Finding routes
@@ -157,12 +165,13 @@ final class SortingOffice: Sendable {
     private func buildTypeRoute(
         _ mailType: any Mail.Type, senderClass: AnyClass?, mail: UnsafeRawPointer
     ) -> UnsafeMutablePointer<UInt> {
-        change { registry, garbage in
+        let lookup = change { registry in
             registry.typeRoute(
-                for: mailType, senderClass: senderClass, sample: { Registration.copy(mail, as: mailType) },
-                garbage: &garbage
-            ).published.address
+                for: mailType, senderClass: senderClass, sample: { Registration.copy(mail, as: mailType) }
+            )
         }
+        retire(lookup.retired)
+        return lookup.route.published.address
     }
 
     /// The published word of the route for posts of `mailType` from exactly `sender`, or `nil` when no
@@ -187,11 +196,12 @@ final class SortingOffice: Sendable {
     private func buildInstanceRoute(
         _ mailType: any Mail.Type, sender: SendableObject, mail: UnsafeRawPointer
     ) -> UnsafeMutablePointer<UInt>? {
-        change { registry, garbage in
-            registry.instanceRoute(
-                for: mailType, sender: sender, sample: { Registration.copy(mail, as: mailType) }, garbage: &garbage
-            )?.published.address
+        let lookup = change { registry in
+            registry.instanceRoute(for: mailType, sender: sender, sample: { Registration.copy(mail, as: mailType) })
         }
+        guard let lookup else { return nil }
+        retire(lookup.retired)
+        return lookup.route.published.address
     }
 
     @inline(__always)

@@ -1,8 +1,8 @@
 /// A hash map from a machine word (a type's or an object's address) to a value, for the office's writers, under
 /// its lock.
 ///
-/// Open addressing with linear probing and a multiplicative hash: registering and unregistering look keys up,
-/// and `Dictionary`'s seeded SipHash cost more than the rest of that work together. Removal shifts the following
+/// Open addressing with linear probing and a multiplicative hash, not `Dictionary`: registering and unregistering
+/// look keys up, and a seeded SipHash per lookup would outweigh the rest of that work. Removal shifts the following
 /// entries back instead of leaving a marker, so a map whose keys come and go (senders, recipients) never fills up
 /// with markers. Values are changed in place (``modify(_:default:_:)``), so a value holding an array is never
 /// copied to append to it.

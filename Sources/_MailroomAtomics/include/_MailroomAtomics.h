@@ -102,12 +102,6 @@ static inline bool mailroom_read_end(mailroom_reader *reader) {
     return epoch < __atomic_load_n(&mailroom_global_epochs.newest_retired, __ATOMIC_SEQ_CST);
 }
 
-/// True while the calling thread is inside a read section.
-static inline bool mailroom_is_reading(void) {
-    mailroom_reader *reader = mailroom_current_reader;
-    return reader != 0 && reader->depth != 0;
-}
-
 /// Advances the global epoch and returns the new value: the stamp of objects unlinked before this call.
 static inline uintptr_t mailroom_epoch_advance(void) {
     return mailroom_increment(&mailroom_global_epochs.current);

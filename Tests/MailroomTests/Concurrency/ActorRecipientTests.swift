@@ -2,14 +2,14 @@ import Dispatch
 import Mailroom
 import Testing
 
-@Suite("Concurrency: actor recipients")
-struct ConcurrencyActorTests {
+@Suite("Actor recipients")
+struct ActorRecipientTests {
     @Test(
         "register(actor) { actor, m in ... } runs the closure isolated to the actor, which it mutates without await, in post order"
     )
     func isolatedClosureRunsOnActorInPostOrder() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let store = PingStore(tape: tape)
         office.register(store) { (store, ping: Ping) in
             store.assertIsolated()
@@ -33,7 +33,7 @@ struct ConcurrencyActorTests {
     )
     func exactSenderActorFormRunsOnActorInPostOrder() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let store = PingStore(tape: tape)
         let phone = Phone("phone")
         let otherPhone = Phone("other phone")
@@ -64,7 +64,7 @@ struct ConcurrencyActorTests {
     )
     func asyncActorMethodRunsOneAtATimeInPostOrder() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let store = PingStore(tape: tape)
         office.register(store, PingStore.record)
 
@@ -82,8 +82,8 @@ struct ConcurrencyActorTests {
     @Test("An actor recipient is held weakly: once released it deallocates and its registrations go")
     func actorIsHeldWeakly() async {
         let office = PostOffice()
-        let tape = Tape<String>()
-        let deinits = Tape<String>()
+        let tape = Recorder<String>()
+        let deinits = Recorder<String>()
         let phone = Phone("phone")
         var store: PingStore? = PingStore(tape: tape, onDeinit: { deinits.record("deinit") })
         weak let weakStore = store
@@ -108,8 +108,8 @@ struct ConcurrencyActorTests {
     )
     func mailQueuedForReleasedActorIsDropped() async {
         let office = PostOffice()
-        let tape = Tape<String>()
-        let posted = Tape<Int>()
+        let tape = Recorder<String>()
+        let posted = Recorder<Int>()
         let gate = AsyncGate()
         defer { gate.open() }
         var store: PingStore? = PingStore(tape: tape, gate: gate, onDeinit: { tape.record("deinit") })

@@ -2,14 +2,14 @@ import Dispatch
 import Mailroom
 import Testing
 
-@Suite("Concurrency: async handlers")
-struct ConcurrencyAsyncHandlerTests {
+@Suite("Async handlers")
+struct AsyncHandlerTests {
     @Test(
         "An async handler that suspends handles its mail one at a time, never overlapping itself, in post order"
     )
     func asyncHandlerRunsOneAtATimeInPostOrder() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let inFlight = Shared(0)
         let mostInFlight = Shared(0)
         office.register { (ping: Ping) async in
@@ -38,9 +38,9 @@ struct ConcurrencyAsyncHandlerTests {
     )
     func asyncSenderFormsRunOneAtATimeInPostOrder() async {
         let office = PostOffice()
-        let byKind = Tape<String>()
-        let byOptionalKind = Tape<String>()
-        let exact = Tape<String>()
+        let byKind = Recorder<String>()
+        let byOptionalKind = Recorder<String>()
+        let exact = Recorder<String>()
         let device = Device("device")
         let phone = Phone("phone")
         let stranger = Stranger("stranger")
@@ -94,7 +94,7 @@ struct ConcurrencyAsyncHandlerTests {
     @Test("post returns without waiting for an async handler, which runs later")
     func postDoesNotWaitForAsyncHandler() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let gate = AsyncGate()
         defer { gate.open() }
         office.register { (ping: Ping) async in
@@ -120,7 +120,7 @@ struct ConcurrencyAsyncHandlerTests {
     @Test("await deliver returns only after the async handler has handled the mail")
     func deliverWaitsForAsyncHandler() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let gate = AsyncGate()
         defer { gate.open() }
         office.register { (ping: Ping) async in
@@ -154,8 +154,8 @@ struct ConcurrencyAsyncHandlerTests {
     )
     func unregisterDropsQueuedAsyncMail() async {
         let office = PostOffice()
-        let tape = Tape<String>()
-        let posted = Tape<Int>()
+        let tape = Recorder<String>()
+        let posted = Recorder<Int>()
         let gate = AsyncGate()
         defer { gate.open() }
         let id = office.register { (ping: Ping) async in
@@ -188,9 +188,9 @@ struct ConcurrencyAsyncHandlerTests {
         "Releasing the office drops the mail its async handlers and actors have not started, then releases their closures"
     )
     func releasingTheOfficeDropsQueuedAsyncMail() async {
-        let handlerTape = Tape<String>()
-        let actorTape = Tape<String>()
-        let released = Tape<String>()
+        let handlerTape = Recorder<String>()
+        let actorTape = Recorder<String>()
+        let released = Recorder<String>()
         let gate = AsyncGate()
         defer { gate.open() }
         // Both recipients wait at the gate while handling Ping 0, so Pings 1 to 4 are still queued, not started,

@@ -3,14 +3,14 @@ import Foundation
 import Mailroom
 import Testing
 
-@Suite("Concurrency: waiting for a delivery with deliver")
-struct ConcurrencyDeliverTests {
+@Suite("Waiting for a delivery with deliver")
+struct DeliverTests {
     @Test(
         "await deliver(m) returns once the synchronous, queue, main-actor, async and actor recipients have all handled m"
     )
     func deliverWaitsForEveryKindOfRecipient() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let queue = DispatchQueue(label: "deliver.queue")
         let viewModel = await MainActor.run { PingViewModel(tape: tape) }
         let store = PingStore(tape: tape)
@@ -41,7 +41,7 @@ struct ConcurrencyDeliverTests {
     )
     func deliverWithSenderWaitsForEveryKindOfRecipient() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let queue = DispatchQueue(label: "deliver.sender.queue")
         let phone = Phone("phone")
         let viewModel = await MainActor.run { PingViewModel(tape: tape) }
@@ -76,7 +76,7 @@ struct ConcurrencyDeliverTests {
     @Test("await deliver(m) from the main actor returns once every kind of recipient has handled m")
     func deliverFromMainActorWaitsForEveryKindOfRecipient() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let queue = DispatchQueue(label: "deliver.main.queue")
         let viewModel = await MainActor.run { PingViewModel(tape: tape) }
         let store = PingStore(tape: tape)
@@ -101,10 +101,10 @@ struct ConcurrencyDeliverTests {
     )
     func droppedQueueDeliveryLetsDeliverReturn() async {
         let office = PostOffice()
-        let tape = Tape<String>()
-        let posted = Tape<Int>()
+        let tape = Recorder<String>()
+        let posted = Recorder<Int>()
         let queue = DispatchQueue(label: "deliver.dropped.queue")
-        let gate = hold(queue)
+        let gate = block(queue)
         defer { gate.open() }
         let id = office.register(queue: queue) { (ping: Ping) in tape.record("queue \(ping.n)") }
         // Called during the post, after the queue registration enqueued its delivery.
@@ -125,7 +125,7 @@ struct ConcurrencyDeliverTests {
     )
     func droppedMainActorDeliveryLetsDeliverReturn() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let posted = Recorder<Int>()
         let viewModel = await MainActor.run { PingViewModel(tape: tape) }
         let closure = office.register(on: .mainActor) { (ping: Ping) in tape.record("closure \(ping.n)") }
@@ -152,7 +152,7 @@ struct ConcurrencyDeliverTests {
 /// Registers, for every `Ping`, a synchronous closure, then a closure on the serial `queue`, a main-actor
 /// closure, an async closure and an actor's isolated closure, each slowed down a little (sleeping, or
 /// suspending), so that a `deliver` that did not wait for one of them would return before it ran.
-private func registerSlowRecipientOfEachKind(on office: PostOffice, queue: DispatchQueue, tape: Tape<String>) {
+private func registerSlowRecipientOfEachKind(on office: PostOffice, queue: DispatchQueue, tape: Recorder<String>) {
     office.register { (ping: Ping) in tape.record("now \(ping.n)") }
     office.register(queue: queue) { (ping: Ping) in
         Thread.sleep(forTimeInterval: 0.01)

@@ -2,8 +2,8 @@ import Dispatch
 import Mailroom
 import Testing
 
-@Suite("Concurrency: ordering under load")
-struct ConcurrencyLoadOrderingTests {
+@Suite("Ordering under load")
+struct LoadOrderingTests {
     @Test(
         "10_000 posts from 4 threads at once reach a main-actor, an async, an actor, a queue registration and a mail sequence exactly once each, in each thread's post order"
     )
@@ -13,12 +13,12 @@ struct ConcurrencyLoadOrderingTests {
         let postsPerThread = 2_500 * stressScale
         let total = threads * postsPerThread
         let timeout: Duration = .seconds(60)
-        let mainActor = Tape<Int>()
-        let async = Tape<Int>()
-        let actor = Tape<Int>()
-        let queued = Tape<Int>()
-        let sequence = Tape<Int>()
-        let store = PingStore(tape: Tape())
+        let mainActor = Recorder<Int>()
+        let async = Recorder<Int>()
+        let actor = Recorder<Int>()
+        let queued = Recorder<Int>()
+        let sequence = Recorder<Int>()
+        let store = PingStore(tape: Recorder())
         let queue = DispatchQueue(label: "load.queue")
         office.register(on: .mainActor) { (ping: Ping) in mainActor.record(ping.n) }
         office.register { (ping: Ping) async in async.record(ping.n) }
@@ -55,7 +55,7 @@ struct ConcurrencyLoadOrderingTests {
             let events = tape.events
             #expect(events.count == total + 1, "\(name)")
             #expect(events.last == -1, "\(name)")
-            #expect(receivedPerThread(events.dropLast(), threads: threads) == everyThread, "\(name)")
+            #expect(postsByThread(events.dropLast(), threads: threads) == everyThread, "\(name)")
         }
         #expect(await store.applied == actor.events)
     }

@@ -5,8 +5,8 @@ import Testing
 /// sequence, whether the sequence is a temporary of the `for await` statement or held in a variable. The
 /// sequences here are temporaries wherever users write them so, since a debug build keeps a named local alive
 /// to the end of its scope and a release build does not; CI runs these tests in both.
-@Suite("Concurrency: how long a mail sequence's registration lasts")
-struct ConcurrencyMailSequenceLifetimeTests {
+@Suite("How long a mail sequence's registration lasts")
+struct MailSequenceLifetimeTests {
     @Test(
         "A sequence iterated as a temporary receives the mail posted while its loop runs; its registration ends with the loop",
         arguments: SequenceForm.allCases, [LoopEnding.break, .return]
@@ -112,7 +112,7 @@ struct ConcurrencyMailSequenceLifetimeTests {
     func cancelledTemporarySequence(form: SequenceForm) async {
         let office = PostOffice()
         let phone = Phone("phone")
-        let taken = Tape<Int>()
+        let taken = Recorder<Int>()
         let loop = Task {
             await form.numbers(from: office, sender: phone, taking: 100, then: .break) { taken.record($0) }
         }
@@ -136,7 +136,7 @@ struct ConcurrencyMailSequenceLifetimeTests {
         let office = PostOffice()
         let phone = Phone("phone")
         let sequence = form.sequence(of: office, sender: phone)
-        let taken = Tape<Int>()
+        let taken = Recorder<Int>()
         let firstLoop = Task { await sequence.numbers(taking: 2) { taken.record($0) } }
         office.post(Ping(n: 1), sender: phone)
         await taken.waitForCount(1, "the first loop to take Ping 1")

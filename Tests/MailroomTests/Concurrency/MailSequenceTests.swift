@@ -2,8 +2,8 @@ import Dispatch
 import Mailroom
 import Testing
 
-@Suite("Concurrency: mail as an AsyncSequence")
-struct ConcurrencyMailSequenceTests {
+@Suite("Mail as an AsyncSequence")
+struct MailSequenceTests {
     @Test(
         "mail(of:) yields the mail posted after it returned, even before iteration starts, in post order; not the mail posted before"
     )
@@ -66,6 +66,28 @@ struct ConcurrencyMailSequenceTests {
         let expected = (0..<10).flatMap { ["\($0 * 10 + 1) device", "\($0 * 10 + 3) phone"] }
         #expect(received?.map { "\($0.mail.n) \($0.sender.name)" } == expected)
         #expect(received?.allSatisfy { $0.sender === device || $0.sender === phone } == true)
+    }
+
+    @Test(
+        "mail(of:sentBy: S?.self) yields (mail:, sender:) for mail without a sender (nil) or from a sender of that class or a subclass, in post order"
+    )
+    func senderClassOrNoneSequence() async {
+        let office = PostOffice()
+        let device = Device("device")
+        let phone = Phone("phone")
+        let stranger = Stranger("stranger")
+        let mail = office.mail(of: Ping.self, sentBy: Device?.self)
+        for round in 0..<10 {
+            office.post(Ping(n: round * 10))
+            office.post(Ping(n: round * 10 + 1), sender: device)
+            office.post(Ping(n: round * 10 + 2), sender: stranger)
+            office.post(Ping(n: round * 10 + 3), sender: phone)
+        }
+
+        let received = await take(30, from: mail)
+
+        let expected = (0..<10).flatMap { ["\($0 * 10) nil", "\($0 * 10 + 1) device", "\($0 * 10 + 3) phone"] }
+        #expect(received?.map { "\($0.mail.n) \($0.sender?.name ?? "nil")" } == expected)
     }
 
     @Test(
@@ -132,7 +154,7 @@ struct ConcurrencyMailSequenceTests {
     func cancellingTheConsumerRemovesTheRegistration() async {
         let office = PostOffice()
         let mail = office.mail(of: Ping.self)
-        let received = Tape<Int>()
+        let received = Recorder<Int>()
         #expect(office.registrationCount == 1)
         let consumer = Task { () -> Bool in
             for await ping in mail {
@@ -199,7 +221,7 @@ enum Policy: Sendable, CustomTestStringConvertible {
 /// Takes `count` elements from `sequence`; once the mail buffered so far has been taken (the iterator is
 /// waiting, or the elements before the last were taken), calls `whenBufferTaken`. Records an issue and returns
 /// nil if the elements do not come within the timeout.
-extension ConcurrencyMailSequenceTests {
+extension MailSequenceTests {
     @Test("A loop over mail(of:from:) ends, after the buffered mail, when the sender deallocates")
     func exactSenderSequenceEndsWithItsSender() async {
         let office = PostOffice()

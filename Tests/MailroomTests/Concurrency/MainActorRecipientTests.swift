@@ -2,8 +2,8 @@ import Dispatch
 import Mailroom
 import Testing
 
-@Suite("Concurrency: main-actor recipients, by method and by closure")
-struct ConcurrencyMainActorTests {
+@Suite("Main-actor recipients, by method and by closure")
+struct MainActorRecipientTests {
     @Test("The tests' evidence of running on the main actor holds on the main actor only")
     func mainActorEvidenceTellsMainQueueFromOtherThreads() async {
         let onMainActor = await MainActor.run { mainActorEvidence() }
@@ -25,7 +25,7 @@ struct ConcurrencyMainActorTests {
     )
     func methodReceivesBackgroundPostsInOrderOnMainActor() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let viewModel = await MainActor.run { PingViewModel(tape: tape) }
         office.register(viewModel, PingViewModel.receive)
 
@@ -46,12 +46,12 @@ struct ConcurrencyMainActorTests {
     )
     func everyMethodFormReceivesOnMainActor() async {
         let office = PostOffice()
-        let byKind = Tape<String>()
-        let byOptionalKind = Tape<String>()
-        let noArgument = Tape<String>()
-        let exact = Tape<String>()
-        let exactWithSender = Tape<String>()
-        let exactNoArgument = Tape<String>()
+        let byKind = Recorder<String>()
+        let byOptionalKind = Recorder<String>()
+        let noArgument = Recorder<String>()
+        let exact = Recorder<String>()
+        let exactWithSender = Recorder<String>()
+        let exactNoArgument = Recorder<String>()
         let models = await MainActor.run {
             [
                 PingViewModel(tape: byKind), PingViewModel(tape: byOptionalKind), PingViewModel(tape: noArgument),
@@ -85,11 +85,11 @@ struct ConcurrencyMainActorTests {
     )
     func everyClosureFormReceivesOnMainActor() async {
         let office = PostOffice()
-        let any = Tape<String>()
-        let byKind = Tape<String>()
-        let byOptionalKind = Tape<String>()
-        let noArgument = Tape<String>()
-        let exact = Tape<String>()
+        let any = Recorder<String>()
+        let byKind = Recorder<String>()
+        let byOptionalKind = Recorder<String>()
+        let noArgument = Recorder<String>()
+        let exact = Recorder<String>()
         let senders = SenderMix()
         office.register(on: .mainActor) { (ping: Ping) in
             any.record("ping \(ping.n)\(mainActorEvidence() ? "" : " OFF MAIN")")
@@ -107,11 +107,11 @@ struct ConcurrencyMainActorTests {
         office.register(on: .mainActor, sender: senders.phone) { (ping: Ping) in
             exact.record("ping \(ping.n)\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
-        let exactWithSender = Tape<String>()
+        let exactWithSender = Recorder<String>()
         office.register(on: .mainActor, sender: senders.phone) { (ping: Ping, phone: Phone) in
             exactWithSender.record("ping \(ping.n) from \(phone.name)\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
-        let exactNoArgument = Tape<String>()
+        let exactNoArgument = Recorder<String>()
         office.register(on: .mainActor, sender: senders.phone, Ping.self) {
             exactNoArgument.record("reload\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
@@ -136,7 +136,7 @@ struct ConcurrencyMainActorTests {
     )
     func postOnMainActorDeliversSynchronously() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let phone = Phone("phone")
         let models = await MainActor.run { (PingViewModel(tape: tape), PingViewModel(tape: tape)) }
         office.register(models.0, PingViewModel.receive)
@@ -174,8 +174,8 @@ struct ConcurrencyMainActorTests {
     )
     func methodRecipientIsHeldWeakly() async {
         let office = PostOffice()
-        let tape = Tape<String>()
-        let deinits = Tape<String>()
+        let tape = Recorder<String>()
+        let deinits = Recorder<String>()
         let holder = Shared<PingViewModel?>(
             await MainActor.run { PingViewModel(tape: tape, onDeinit: { deinits.record("deinit") }) })
         weak let weakModel = holder.value
@@ -205,9 +205,9 @@ struct ConcurrencyMainActorTests {
     )
     func queuedMailForDeallocatedRecipientIsDropped() async {
         let office = PostOffice()
-        let tape = Tape<String>()
-        let controlTape = Tape<String>()
-        let deinits = Tape<String>()
+        let tape = Recorder<String>()
+        let controlTape = Recorder<String>()
+        let deinits = Recorder<String>()
         let holder = Shared<PingViewModel?>(
             await MainActor.run { PingViewModel(tape: tape, onDeinit: { deinits.record("deinit") }) })
         weak let weakModel = holder.value
@@ -244,10 +244,10 @@ struct ConcurrencyMainActorTests {
     )
     func unregisterDropsQueuedMainActorDeliveries() async {
         let office = PostOffice()
-        let closureTape = Tape<String>()
-        let methodTape = Tape<String>()
-        let objectTape = Tape<String>()
-        let controlTape = Tape<String>()
+        let closureTape = Recorder<String>()
+        let methodTape = Recorder<String>()
+        let objectTape = Recorder<String>()
+        let controlTape = Recorder<String>()
         let models = await MainActor.run { (PingViewModel(tape: methodTape), PingViewModel(tape: objectTape)) }
         let closure = office.register(on: .mainActor) { (ping: Ping) in closureTape.record("ping \(ping.n)") }
         let method = office.register(models.0, PingViewModel.receive)
@@ -284,7 +284,7 @@ struct ConcurrencyMainActorTests {
     )
     func mainActorPostDoesNotOvertakeEarlierQueuedMail() async {
         let office = PostOffice()
-        let tape = Tape<Int>()
+        let tape = Recorder<Int>()
         office.register(on: .mainActor) { (ping: Ping) in tape.record(ping.n) }
 
         // Ping 1 reaches the registration (and waits in the main queue) before Ping 2 is posted on the main actor.
@@ -302,8 +302,8 @@ struct ConcurrencyMainActorTests {
 
     @Test("Releasing the office drops its main-actor deliveries that have not run, then releases their closures")
     func releasingTheOfficeDropsQueuedMainActorDeliveries() async {
-        let tape = Tape<String>()
-        let released = Tape<String>()
+        let tape = Recorder<String>()
+        let released = Recorder<String>()
         let holder = Shared<PostOffice?>(PostOffice())
         weak let weakOffice = holder.value
         do {
@@ -345,7 +345,7 @@ private func postFromAnotherThread(_ body: @escaping @Sendable () -> Void) -> Bo
     return waitFor(done, "posts from another thread", timeout: .seconds(30))
 }
 
-extension ConcurrencyMainActorTests {
+extension MainActorRecipientTests {
     /// Deprecated because it calls the deprecated `queue:` form on purpose; a deprecated function may, silently.
     @available(*, deprecated, message: "calls the deprecated register(queue:_:_:) of a main-actor method on purpose")
     func registerMainActorMethodWithQueue(_ office: PostOffice, _ viewModel: PingViewModel) {
@@ -358,7 +358,7 @@ extension ConcurrencyMainActorTests {
     @available(*, deprecated, message: "exercises the deprecated form")
     func mainActorMethodWithQueueStillRunsOnMainActor() async {
         let office = PostOffice()
-        let tape = Tape<String>()
+        let tape = Recorder<String>()
         let viewModel = await MainActor.run { PingViewModel(tape: tape) }
         registerMainActorMethodWithQueue(office, viewModel)
 
@@ -374,12 +374,12 @@ extension ConcurrencyMainActorTests {
     }
 }
 
-extension ConcurrencyMainActorTests {
+extension MainActorRecipientTests {
     /// Registers `@MainActor` closures with the forms that do not say `on: .mainActor`, half of them with a
     /// `queue:`: deprecated, because those forms are, on purpose.
     @available(*, deprecated, message: "calls the deprecated forms for @MainActor closures on purpose")
     fileprivate func registerMainActorClosuresWithoutOn(
-        _ office: PostOffice, _ senders: SenderMix, _ tapes: [Tape<String>]
+        _ office: PostOffice, _ senders: SenderMix, _ tapes: [Recorder<String>]
     ) {
         @MainActor func evidence() -> String { mainActorEvidence() ? "" : " OFF MAIN" }
         let queue = DispatchQueue.global()
@@ -406,7 +406,7 @@ extension ConcurrencyMainActorTests {
     @available(*, deprecated, message: "exercises the deprecated forms")
     func mainActorClosureWithoutOnStillRunsOnMainActor() async {
         let office = PostOffice()
-        let tapes = (0..<7).map { _ in Tape<String>() }
+        let tapes = (0..<7).map { _ in Recorder<String>() }
         let senders = SenderMix()
         registerMainActorClosuresWithoutOn(office, senders, tapes)
 

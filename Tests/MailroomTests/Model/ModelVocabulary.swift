@@ -161,6 +161,7 @@ enum ModelMailType: Int, CaseIterable, Sendable, CustomStringConvertible {
 // MARK: - Registrations
 
 /// The handler form of a registration, one per `register` overload (each exists as a closure and as a method).
+/// Not `RegisterForm`: the model's forms carry a sender class and an exact-sender slot, and their handlers run model actions.
 enum ModelForm: Hashable, Sendable {
     /// `(M)`: every `M`, whatever the sender.
     case mail

@@ -1,4 +1,4 @@
-// A single-threaded reference model of the README's semantics table: a list of registrations and a linear scan.
+// A single-threaded reference model of the delivery rules (the DeliveryRules article): a list of registrations
 // It computes, for each operation of a sequence, the delivery log and registrationCount the real office must
 // produce.
 

@@ -51,8 +51,8 @@ private func take<Value>(_ shared: Shared<Value?>) -> Value? {
     }
 }
 
-@Suite("Reliability: bad input at run time")
-struct ReliabilityBadInputTests {
+@Suite("Bad input at run time")
+struct BadInputTests {
     // MARK: Duplicates
 
     @Test(
@@ -368,9 +368,9 @@ struct ReliabilityBadInputTests {
     )
     func releasingAnOfficeDropsQueuedDeliveries() {
         let queue = DispatchQueue(label: "mailroom.tests.reliability.released-office")
-        let log = Log()
+        let log = FormLog()
         let device = Device("device")
-        let screen = Screen("screen", log: log)
+        let recipients = FormRecipients<Ping, Device>(log: log)
         let freed = DispatchSemaphore(value: 0)
         weak var weakOffice: PostOffice?
         weak var weakToken: Token?
@@ -380,12 +380,10 @@ struct ReliabilityBadInputTests {
             weakOffice = office
             let token = Token { freed.signal() }
             weakToken = token
-            for form in ReliabilityClosureForm.allCases {
+            for form in RegisterForm.allCases where form.kind == .closure || form.kind == .method {
                 form.register(
-                    on: office, queue: queue, sender: device, token: token, label: form.rawValue, log: log)
-            }
-            for form in ReliabilityMethodForm.allCases {
-                form.register(on: office, queue: queue, sender: device, screen: screen)
+                    on: office, Ping.self, sender: device, queue: queue, recipients: recipients, log: log,
+                    keep: token)
             }
             for n in 1...3 {
                 office.post(Ping(n: n), sender: device)
@@ -397,7 +395,7 @@ struct ReliabilityBadInputTests {
         gate.open()
         drain(queue)
 
-        #expect(log.events == [])
+        #expect(log.entries == [])
         waitFor(freed, "the released office's closures to free their captured token")
         #expect(weakToken == nil)
     }
@@ -406,21 +404,24 @@ struct ReliabilityBadInputTests {
     func releasingAnOfficeFreesCaptures() {
         let device = Device("device")
         let freed = DispatchSemaphore(value: 0)
-        let log = Log()
+        let log = FormLog()
+        let closureForms = RegisterForm.allCases.filter { $0.kind == .closure }
         weak var weakOffice: PostOffice?
         do {
             let office = PostOffice()
             weakOffice = office
-            for form in ReliabilityClosureForm.allCases {
+            for form in closureForms {
                 let token = Token { freed.signal() }
-                form.register(on: office, queue: nil, sender: device, token: token, label: form.rawValue, log: log)
+                form.register(
+                    on: office, Ping.self, sender: device, queue: nil, recipients: FormRecipients(log: log), log: log,
+                    keep: token)
             }
             office.post(Ping(n: 1), sender: device)
-            #expect(log.count == ReliabilityClosureForm.allCases.count)
+            #expect(log.entries.count == closureForms.count)
         }
 
         #expect(weakOffice == nil, "something still holds the office")
-        for form in ReliabilityClosureForm.allCases {
+        for form in closureForms {
             waitFor(freed, "a token captured by a closure of the released office (form \(form.rawValue))")
         }
     }

@@ -78,8 +78,8 @@ private func expectedTimeline(depth: Int) -> [Int] {
     return timeline
 }
 
-@Suite("Reliability: re-entrancy torture from several threads at once")
-struct ReliabilityReentrancyTortureTests {
+@Suite("Re-entrancy torture from several threads at once")
+struct ReentrancyTortureTests {
     @Test(
         "4 threads, 8 top-level posts each, post mail nested 50 deep whose handlers unregister themselves and others and register new recipients: it finishes, and every top-level post's nested deliveries are complete and in order"
     )

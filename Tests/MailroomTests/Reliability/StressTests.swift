@@ -23,8 +23,8 @@ import Foundation
 import Mailroom
 import Testing
 
-@Suite("Reliability: a randomized stress checked against a reference computation")
-struct ReliabilityStressTests {
+@Suite("A randomized stress checked against a reference computation")
+struct StressTests {
     @Test(
         "8 threads mixing every register form, posts, unregisters and dropped references deliver exactly what the reference computation requires"
     )
@@ -391,14 +391,6 @@ private func post<M: Mail>(_ mail: M, on office: PostOffice, sender: StressSende
 
 // MARK: - The run
 
-private final class WeakBox: @unchecked Sendable {
-    weak var object: AnyObject?
-
-    init(_ object: AnyObject) {
-        self.object = object
-    }
-}
-
 /// What one worker thread did.
 private struct StressThreadResult {
     var posts: [StressPost] = []
@@ -422,7 +414,7 @@ private final class StressRun: @unchecked Sendable {
     let results = Shared<[Int: StressThreadResult]>([:])
     /// What outlives the workers until the end of the check: their probes and private offices.
     let survivors = Shared<[AnyObject]>([])
-    let survivorWatch = Shared<[WeakBox]>([])
+    let survivorWatch = Shared<[WeakReference<AnyObject>]>([])
     let strayCalls = Shared<[String]>([])
 
     static let maximumLive = 24
@@ -576,8 +568,8 @@ private final class StressRun: @unchecked Sendable {
             $0.append(privateOffice)
         }
         survivorWatch.update { watch in
-            watch.append(contentsOf: probes.map { WeakBox($0) })
-            watch.append(WeakBox(privateOffice))
+            watch.append(contentsOf: probes.map { WeakReference<AnyObject>($0) })
+            watch.append(WeakReference<AnyObject>(privateOffice))
         }
         let finished = result
         results.update { $0[thread] = finished }

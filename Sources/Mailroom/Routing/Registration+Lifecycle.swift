@@ -1,0 +1,37 @@
+extension Registration {
+    /// Where a registration stands, in one atomic word: registered; spent, once the one delivery of a one-shot
+    /// registration was claimed; or removed. A delivery that waits runs only if, when its turn comes, the
+    /// registration was not removed: a spent one-shot's claimed delivery still runs.
+    final class Lifecycle: Sendable {
+        private static let registered: UInt = 0
+        private static let spent: UInt = 1
+        private static let removed: UInt = 2
+
+        private let word = AtomicWord.allocate(Lifecycle.registered)
+        /// True for a registration made in ``PostOffice/oneShot(_:)``, which ends once it was delivered.
+        let isOneShot: Bool
+
+        init(oneShot: Bool) {
+            isOneShot = oneShot
+        }
+
+        deinit { word.deallocate() }
+
+        /// False once the registration was removed.
+        var isStanding: Bool { word.loadAcquire() != Self.removed }
+
+        /// True once a one-shot registration's delivery was claimed, until it is removed.
+        var isSpent: Bool { word.loadAcquire() == Self.spent }
+
+        /// Claims the one delivery of a one-shot registration: true for exactly one caller, however many
+        /// threads post at once, and for none once it was removed.
+        func claim() -> Bool {
+            word.loadAcquire() == Self.registered
+                && word.compareExchange(expected: Self.registered, desired: Self.spent)
+        }
+
+        func remove() {
+            word.storeRelease(Self.removed)
+        }
+    }
+}

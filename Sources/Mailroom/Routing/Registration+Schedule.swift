@@ -1,0 +1,24 @@
+import Dispatch
+
+extension Registration {
+    /// Where and when a registration's handler runs.
+    @usableFromInline
+    enum Schedule: Sendable {
+        /// On the posting thread, before `post` returns.
+        case now
+        /// Asynchronously on a queue, never inline.
+        case queue(DispatchQueue)
+        /// On the main actor: at once when the post is made on it and none of the registration's mail is
+        /// still waiting on the main queue (`backlog`); otherwise through the main queue, in post order.
+        case mainActor(backlog: AtomicCounter)
+        /// On a task, one mail at a time, in post order (async handlers and actors).
+        case serially(Mailbox)
+
+        /// On `queue`, or on the posting thread when it is `nil`.
+        @inlinable
+        static func on(_ queue: DispatchQueue?) -> Schedule {
+            guard let queue else { return .now }
+            return .queue(queue)
+        }
+    }
+}
