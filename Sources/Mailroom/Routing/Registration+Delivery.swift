@@ -3,7 +3,7 @@ import Dispatch
 extension Registration {
     /// What a delivery came to.
     enum Outcome {
-        /// The registration did not take the mail: its recipient has gone, or it is a spent one-shot.
+        /// The registration did not take the mail: its recipient or owner has gone, or it is a spent one-shot.
         case dropped
         /// A wiretap (`any Mail`) took it: that does not count as received, for ``UndeliveredMail``.
         case observed
@@ -49,7 +49,7 @@ extension Registration {
         if recipientKey != nil, recipient == nil {
             return .dropped
         }
-        if isTied, owner == nil {
+        if life.isTied, owner == nil {
             return .dropped
         }
         if life.isOneShot, !life.claim() {
@@ -61,17 +61,14 @@ extension Registration {
             if runsNow {
                 conformance.handler(boxed, sender, nil)
             } else {
-                later(from: sender, receipt: receipt, boxed) { mail, _ in conformance.handler(mail, sender, nil) }
+                later(boxed, from: sender, receipt: receipt)
             }
             return conformance.isWiretap ? .observed : .received
         }
         if runsNow {
             return runNow(mail, type: mailType, from: sender)
         }
-        later(from: sender, receipt: receipt, PostedMail(mail, type: mailType).copy(as: mailType)) {
-            mail, recipient in
-            PostedMail.lend(mail) { self.handler($0, sender, recipient) }
-        }
+        later(PostedMail(mail, type: mailType).copy(as: mailType), from: sender, receipt: receipt)
         return .received
     }
 
@@ -86,19 +83,15 @@ extension Registration {
         }
     }
 
-    /// Runs `run` with the copied mail and the recipient on the queue, the main actor or the task that `schedule`
-    /// names, unless the registration is removed, or its recipient gone, first. A task's mailbox runs its own
-    /// handler instead of `run`.
-    private func later(
-        from sender: SendableObject?, receipt: Receipt?, _ mail: any Mail,
-        _ run: @escaping @Sendable (any Mail, SendableObject?) -> Void
-    ) {
+    /// Delivers the copied mail on the queue, the main actor or the task that `schedule` names, unless the
+    /// registration is removed, or its recipient gone, first.
+    private func later(_ mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
         receipt?.begin()
         switch schedule {
         case .queue(let queue):
             queue.async { [self] in
                 defer { receipt?.end() }
-                runIfStanding(mail, run)
+                runIfStanding(mail, from: sender)
             }
         case .mainActor(let backlog):
             // Counted until its block has run, so that a post made on the main actor meanwhile waits its turn.
@@ -108,7 +101,7 @@ extension Registration {
                     backlog.decrement()
                     receipt?.end()
                 }
-                runIfStanding(mail, run)
+                runIfStanding(mail, from: sender)
             }
         case .serially(let mailbox):
             if mailbox.append(mail, from: sender, receipt: receipt) {
@@ -116,16 +109,20 @@ extension Registration {
             }
         case .now:
             // Not reached: `deliver` runs these on the posting thread. Run there all the same.
-            runIfStanding(mail, run)
+            runIfStanding(mail, from: sender)
             receipt?.end()
         }
     }
 
-    private func runIfStanding(_ mail: any Mail, _ run: (any Mail, SendableObject?) -> Void) {
+    /// Runs the handler, or the conformance's, on mail copied for a delivery that runs later.
+    private func runIfStanding(_ mail: any Mail, from sender: SendableObject?) {
         guard life?.isStanding ?? true else { return }
+        if let conformance {
+            return conformance.handler(mail, sender, nil)
+        }
         let recipient = recipient
         guard recipientKey == nil || recipient != nil else { return }
-        run(mail, recipient)
+        PostedMail.lend(mail) { handler($0, sender, recipient) }
     }
 
     /// Runs the async handler on each mail waiting in `mailbox`, one at a time, until it is empty.
@@ -139,17 +136,5 @@ extension Registration {
             }
             letter.receipt?.end()
         }
-    }
-}
-
-extension Registration {
-    /// A copy of the mail at `mail`, of dynamic type `M`, for a delivery that outlives the post.
-    static func copy<M: Mail>(_ mail: UnsafeRawPointer, as _: M.Type) -> any Mail {
-        mail.load(as: M.self)
-    }
-
-    /// Calls `body` with a pointer to the mail inside `mail`, as a post passes it.
-    static func withPointer<M: Mail, Result>(to mail: M, _ body: (UnsafeRawPointer) -> Result) -> Result {
-        withUnsafePointer(to: mail) { body(UnsafeRawPointer($0)) }
     }
 }

@@ -1,7 +1,7 @@
 extension Registration {
-    /// Where a registration stands, in one atomic word: registered; spent, once the one delivery of a one-shot
-    /// registration was claimed; or removed. A delivery that waits runs only if, when its turn comes, the
-    /// registration was not removed: a spent one-shot's claimed delivery still runs.
+    /// How a registration ends, and where it stands, in one atomic word: registered; spent, once the one delivery
+    /// of a one-shot registration was claimed; or removed. A delivery that waits runs only if, when its turn
+    /// comes, the registration was not removed: a spent one-shot's claimed delivery still runs.
     final class Lifecycle: Sendable {
         private static let registered: UInt = 0
         private static let spent: UInt = 1
@@ -10,9 +10,12 @@ extension Registration {
         private let word = AtomicWord.allocate(Lifecycle.registered)
         /// True for a registration made in ``PostOffice/oneShot(_:)``, which ends once it was delivered.
         let isOneShot: Bool
+        /// True for a registration made in ``PostOffice/tie(to:_:)``, which ends when its owner goes.
+        let isTied: Bool
 
-        init(oneShot: Bool) {
+        init(oneShot: Bool, tied: Bool) {
             isOneShot = oneShot
+            isTied = tied
         }
 
         deinit { word.deallocate() }

@@ -50,8 +50,6 @@ final class Registration: Sendable {
     /// The recipient of a method (or actor) registration.
     weak let recipient: SendableObject?
     let recipientKey: ObjectIdentifier?
-    /// True for a registration made in ``PostOffice/tie(to:_:)``: it ends when its owner goes.
-    let isTied: Bool
     /// True for a registration for ``UndeliveredMail``, or for a protocol it conforms to.
     let mayReceiveUndeliveredMail: Bool
     /// Where and when its handler runs, and the handler a post calls.
@@ -124,9 +122,8 @@ final class Registration: Sendable {
 
     private init(
         _ office: borrowing PostOffice, _ registeredType: Any.Type, _ conformance: Conformance?,
-        _ senders: SenderFilter,
-        _ exactSender: SendableObject?, _ recipient: SendableObject?, _ handling: Handling,
-        _ whenGone: (@Sendable () -> Void)?
+        _ senders: SenderFilter, _ exactSender: SendableObject?, _ recipient: SendableObject?,
+        _ handling: Handling, _ whenGone: (@Sendable () -> Void)?
     ) {
         let options = EnrollmentOptions.current(for: office)
         let owner = options?.owner
@@ -140,7 +137,6 @@ final class Registration: Sendable {
         }
         self.recipient = recipient
         recipientKey = recipient.map(ObjectIdentifier.init)
-        isTied = owner != nil
         mayReceiveUndeliveredMail =
             conformance.map { $0.admits(UndeliveredMail.probe) } ?? (registeredType == UndeliveredMail.self)
         if conformance != nil || exactSender != nil || owner != nil || whenGone != nil {
@@ -149,10 +145,10 @@ final class Registration: Sendable {
             particulars = nil
         }
         let isOneShot = options?.isOneShot == true
-        if case .now = handling.schedule, conformance == nil, !isTied, !isOneShot {
+        if case .now = handling.schedule, conformance == nil, owner == nil, !isOneShot {
             life = nil
         } else {
-            life = Lifecycle(oneShot: isOneShot)
+            life = Lifecycle(oneShot: isOneShot, tied: owner != nil)
         }
         self.handling = handling
     }
@@ -175,6 +171,8 @@ final class Registration: Sendable {
 
     /// True for a registration made in ``PostOffice/oneShot(_:)``: it ends once it was delivered.
     var isOneShot: Bool { life?.isOneShot == true }
+    /// True for a registration made in ``PostOffice/tie(to:_:)``: it ends when its owner goes.
+    var isTied: Bool { life?.isTied == true }
     /// True for a one-shot registration that was delivered.
     var isSpent: Bool { life?.isSpent == true }
 

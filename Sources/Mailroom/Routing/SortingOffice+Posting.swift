@@ -119,7 +119,7 @@ extension SortingOffice {
     /// before the letter is kept receives the post, and one added after it receives the letter by replay.
     @inline(never)
     private func keepSticky(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?) {
-        keepSticky(Registration.copy(mail, as: mailType), sender: sender)
+        keepSticky(PostedMail(mail, type: mailType).copy(as: mailType), sender: sender)
     }
 
     /// Posts ``UndeliveredMail`` for mail that reached no registration, if anything listens for it: otherwise
@@ -129,7 +129,7 @@ extension SortingOffice {
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?, receipt: Receipt?
     ) {
         guard hasUndeliveredMailRecipients, mailType != UndeliveredMail.self else { return }
-        let report = UndeliveredMail(mail: Registration.copy(mail, as: mailType), sender: sender)
+        let report = UndeliveredMail(mail: PostedMail(mail, type: mailType).copy(as: mailType), sender: sender)
         withUnsafePointer(to: report) { post(UnsafeRawPointer($0), type: UndeliveredMail.self, receipt: receipt) }
     }
 }

@@ -108,8 +108,8 @@ final class SortingOffice: Sendable {
         var received = 0
         for letter in replay.letters where !letter.hasLostItsSender {
             let mail = letter.mail
-            let outcome = Registration.withPointer(to: mail) {
-                replay.registration.deliver($0, type: type(of: mail), from: letter.liveSender, receipt: nil)
+            let outcome = PostedMail.lend(mail) {
+                replay.registration.deliver($0.address, type: type(of: mail), from: letter.liveSender, receipt: nil)
             }
             received += outcome == .dropped ? 0 : 1
         }
@@ -167,7 +167,7 @@ final class SortingOffice: Sendable {
     ) -> UnsafeMutablePointer<UInt> {
         let lookup = change { registry in
             registry.typeRoute(
-                for: mailType, senderClass: senderClass, sample: { Registration.copy(mail, as: mailType) }
+                for: mailType, senderClass: senderClass, sample: { PostedMail(mail, type: mailType).copy(as: mailType) }
             )
         }
         retire(lookup.retired)
@@ -197,7 +197,8 @@ final class SortingOffice: Sendable {
         _ mailType: any Mail.Type, sender: SendableObject, mail: UnsafeRawPointer
     ) -> UnsafeMutablePointer<UInt>? {
         let lookup = change { registry in
-            registry.instanceRoute(for: mailType, sender: sender, sample: { Registration.copy(mail, as: mailType) })
+            registry.instanceRoute(
+                for: mailType, sender: sender, sample: { PostedMail(mail, type: mailType).copy(as: mailType) })
         }
         guard let lookup else { return nil }
         retire(lookup.retired)
