@@ -63,19 +63,19 @@ class Filter:
 
 
 FILTERS = [
-    Filter("any", [], "X", False, None, "every posted `{X}`, whatever its sender"),
+    Filter("any", [], "X", False, None, "every posted {X}, whatever its sender"),
     Filter("class", [], "X, S", False, ".kind(S.self, orNoSender: false)",
-           "every `{X}` posted with a sender of class `S` or a subclass of it, which it receives"),
+           "every {X} posted with a sender of class `S` or a subclass of it, which it receives"),
     Filter("class or none", [], "X, S?", False, ".kind(S.self, orNoSender: true)",
-           "every `{X}` posted with no sender (it receives `nil`) or with a sender of class `S` or a subclass of it"),
+           "every {X} posted with no sender (it receives `nil`) or with a sender of class `S` or a subclass of it"),
     Filter("exact", ["sender: S"], "X", True, None,
-           "every `{X}` posted by exactly `sender` (compared with `===`, held weakly)"),
+           "every {X} posted by exactly `sender` (compared with `===`, held weakly)"),
     Filter("exact with sender", ["sender: S"], "X, S", True, None,
-           "every `{X}` posted by exactly `sender` (compared with `===`, held weakly), which it receives"),
+           "every {X} posted by exactly `sender` (compared with `===`, held weakly), which it receives"),
     Filter("no contents", ["_ mailType: M.Type"], "", False, None,
-           "every posted `{X}`, for a handler that does not need its contents"),
+           "every posted {X}, for a handler that does not need its contents"),
     Filter("exact, no contents", ["sender: S", "_ mailType: M.Type"], "", True, None,
-           "every `{X}` posted by exactly `sender` (compared with `===`, held weakly), for a handler that does not "
+           "every {X} posted by exactly `sender` (compared with `===`, held weakly), for a handler that does not "
            "need its contents"),
 ]
 BY_KEY = {f.key: f for f in FILTERS}
@@ -207,7 +207,8 @@ def overload(kind, f, deprecated=None):
     call = f.call(mail) if args else ""
     filt = f.filter_arguments()
     lines = []
-    summary = f"Registers {kind.subject} for {f.phrase.format(X=x)}."
+    described = "mail conforming to `P`" if kind.protocol else "`M`"
+    summary = f"Registers {kind.subject} for {f.phrase.format(X=described)}."
     if deprecated == "queue":
         lines += ["/// Deprecated: a main-actor method is delivered on the main actor, and `queue` is ignored. "
                   "Remove `queue:`.",

@@ -11,7 +11,8 @@ import Dispatch
 /// types conform is worked out on the first post of each type and remembered; registering one makes the
 /// office work it out again on the next post of each type, so register them at startup, not in a loop.
 extension PostOffice {
-    /// Registers `handler`, held strongly until it is unregistered, for every posted `P`, whatever its sender.
+    /// Registers `handler`, held strongly until it is unregistered, for every posted mail conforming to `P`,
+    /// whatever its sender.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     ///
@@ -28,8 +29,8 @@ extension PostOffice {
         enroll(Registration(in: self, conformingTo: P.self, .on(queue) { mail, sender in handler(mail) }))
     }
 
-    /// Registers `handler`, held strongly until it is unregistered, for every `P` posted with a sender of class `S`
-    /// or a subclass of it, which it receives.
+    /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted with a
+    /// sender of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// - Returns: The id that unregisters it.
@@ -45,8 +46,8 @@ extension PostOffice {
                 .on(queue) { mail, sender in handler(mail, sender.known(as: S.self)) }))
     }
 
-    /// Registers `handler`, held strongly until it is unregistered, for every `P` posted with no sender (it
-    /// receives `nil`) or with a sender of class `S` or a subclass of it.
+    /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted with no
+    /// sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// - Returns: The id that unregisters it.
@@ -62,8 +63,8 @@ extension PostOffice {
                 .on(queue) { mail, sender in handler(mail, sender.knownOrNil(as: S.self)) }))
     }
 
-    /// Registers `handler`, held strongly until it is unregistered, for every `P` posted by exactly `sender`
-    /// (compared with `===`, held weakly).
+    /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted by
+    /// exactly `sender` (compared with `===`, held weakly).
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// - Returns: The id that unregisters it.
@@ -79,8 +80,8 @@ extension PostOffice {
                 in: self, conformingTo: P.self, exactSender: sender, .on(queue) { mail, sender in handler(mail) }))
     }
 
-    /// Registers `handler`, held strongly until it is unregistered, for every `P` posted by exactly `sender`
-    /// (compared with `===`, held weakly), which it receives.
+    /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted by
+    /// exactly `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// - Returns: The id that unregisters it.
@@ -97,8 +98,8 @@ extension PostOffice {
                 .on(queue) { mail, sender in handler(mail, sender.known(as: S.self)) }))
     }
 
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every posted `P`, whatever
-    /// its sender.
+    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every posted mail conforming
+    /// to `P`, whatever its sender.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order.
@@ -112,8 +113,8 @@ extension PostOffice {
         enroll(Registration(in: self, conformingTo: P.self, .onMainActor { mail, sender in handler(mail) }))
     }
 
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `P` posted with a
-    /// sender of class `S` or a subclass of it, which it receives.
+    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
+    /// posted with a sender of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order.
@@ -130,8 +131,8 @@ extension PostOffice {
                 .onMainActor { mail, sender in handler(mail, sender.known(as: S.self)) }))
     }
 
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `P` posted with no
-    /// sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
+    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
+    /// posted with no sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order.
@@ -148,8 +149,8 @@ extension PostOffice {
                 .onMainActor { mail, sender in handler(mail, sender.knownOrNil(as: S.self)) }))
     }
 
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `P` posted by exactly
-    /// `sender` (compared with `===`, held weakly).
+    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
+    /// posted by exactly `sender` (compared with `===`, held weakly).
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order.
@@ -166,8 +167,8 @@ extension PostOffice {
                 in: self, conformingTo: P.self, exactSender: sender, .onMainActor { mail, sender in handler(mail) }))
     }
 
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `P` posted by exactly
-    /// `sender` (compared with `===`, held weakly), which it receives.
+    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
+    /// posted by exactly `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order.
@@ -185,8 +186,8 @@ extension PostOffice {
                 .onMainActor { mail, sender in handler(mail, sender.known(as: S.self)) }))
     }
 
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every posted `P`, whatever its
-    /// sender.
+    /// Registers the `async` `handler`, held strongly until it is unregistered, for every posted mail conforming to
+    /// `P`, whatever its sender.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
@@ -199,8 +200,8 @@ extension PostOffice {
         enroll(Registration(in: self, conformingTo: P.self, .suspending { mail, sender in await handler(mail) }))
     }
 
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every `P` posted with a sender
-    /// of class `S` or a subclass of it, which it receives.
+    /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
+    /// posted with a sender of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
@@ -216,8 +217,8 @@ extension PostOffice {
                 .suspending { mail, sender in await handler(mail, sender.known(as: S.self)) }))
     }
 
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every `P` posted with no sender
-    /// (it receives `nil`) or with a sender of class `S` or a subclass of it.
+    /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
+    /// posted with no sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
@@ -233,8 +234,8 @@ extension PostOffice {
                 .suspending { mail, sender in await handler(mail, sender.knownOrNil(as: S.self)) }))
     }
 
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every `P` posted by exactly
-    /// `sender` (compared with `===`, held weakly).
+    /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
+    /// posted by exactly `sender` (compared with `===`, held weakly).
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
@@ -251,8 +252,8 @@ extension PostOffice {
             ))
     }
 
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every `P` posted by exactly
-    /// `sender` (compared with `===`, held weakly), which it receives.
+    /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
+    /// posted by exactly `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
