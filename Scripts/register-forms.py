@@ -394,11 +394,11 @@ def case_name(kind_key, filter_key):
 
 FIXTURE_HANDLER = {  # the handler a form of each kind is given, by filter: {params} and {record}; it captures `keep`
     "closure": "{{ ({params}) in withExtendedLifetime(keep) {{ log.record({record}) }} }}",
-    "main-actor closure": "{{ ({params}) in withExtendedLifetime(keep) {{ log.record({record}, onMain: true) }} }}",
+    "main-actor closure": "{{ ({params}) in withExtendedLifetime(keep) {{ log.recordOnMainActor({record}) }} }}",
     "async closure": "{{ ({params}) async in withExtendedLifetime(keep) {{ log.record({record}) }} }}",
     "actor": "{{ (actor: isolated FormActor<M, S>{comma_params}) in withExtendedLifetime(keep) {{ actor.log.record({record}) }} }}",
     "protocol": "{{ ({params}) in withExtendedLifetime(keep) {{ log.record({record}) }} }}",
-    "main-actor protocol": "{{ ({params}) in withExtendedLifetime(keep) {{ log.record({record}, onMain: true) }} }}",
+    "main-actor protocol": "{{ ({params}) in withExtendedLifetime(keep) {{ log.recordOnMainActor({record}) }} }}",
     "async protocol": "{{ ({params}) async in withExtendedLifetime(keep) {{ log.record({record}) }} }}",
 }
 METHOD_NAMES = {"any": "receive(_:)", "class": "receive(_:from:)", "class or none": "receive(_:fromOptional:)",
@@ -453,15 +453,15 @@ def fixture():
         arguments = "queue: queue" if prefix and prefix[0].startswith("queue") else ("on: .mainActor" if prefix else "")
         head = f"office.register({arguments})" if arguments else "office.register"
         is_async = " async" if kind_key == "async protocol" else ""
-        on_main = ", onMain: true" if kind_key == "main-actor protocol" else ""
+        record = "recordOnMainActor" if kind_key == "main-actor protocol" else "record"
         name = catch_all_kinds[kind_key]
         cases.append(f'    case {name} = "{kind.key.replace("protocol", "catch-all")}: any"')
         calls.append(f"        case .{name}:\n            {head} {{ (mail: any Mail){is_async} in "
-                     f"withExtendedLifetime(keep) {{ log.record((mail as? any FormMail)?.n{on_main}) }} }}")
+                     f"withExtendedLifetime(keep) {{ log.{record}((mail as? any FormMail)?.n) }} }}")
         cases.append(f'    case {name}WithSender = "{kind.key.replace("protocol", "catch-all")}: any, received"')
         calls.append(f"        case .{name}WithSender:\n            {head} {{ (mail: any Mail, sender: {ANY_SENDER}){is_async} in "
-                     f"withExtendedLifetime(keep) {{ log.record((mail as? any FormMail)?.n, "
-                     f"(sender as? any FormSender)?.name ?? \"nil\"{on_main}) }} }}")
+                     f"withExtendedLifetime(keep) {{ log.{record}((mail as? any FormMail)?.n, "
+                     f"(sender as? any FormSender)?.name ?? \"nil\") }} }}")
         facts.append((name, kind, BY_KEY["any"]))
         facts.append((name + "WithSender", kind, None))
     filter_cases = "\n".join(

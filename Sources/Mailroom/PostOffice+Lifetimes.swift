@@ -20,7 +20,7 @@ extension PostOffice {
     /// - Returns: What `body` returns, usually the id of the registration.
     @discardableResult
     public func oneShot<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try EnrollmentOptions.with(office: ObjectIdentifier(self), oneShot: true, body)
+        try EnrollmentOptions.with(office: self, oneShot: true, body)
     }
 
     /// Ties the registrations made on this office in `body` to `owner`: each is removed when `owner` deallocates,
@@ -36,6 +36,6 @@ extension PostOffice {
     /// - Returns: What `body` returns.
     @discardableResult
     public func tie<Result>(to owner: some AnyObject & Sendable, _ body: () throws -> Result) rethrows -> Result {
-        try EnrollmentOptions.with(office: ObjectIdentifier(self), owner: owner, body)
+        try EnrollmentOptions.with(office: self, owner: owner, body)
     }
 }

@@ -42,12 +42,12 @@ final class EnrollmentOptions {
 
     /// Runs `body` with these options added to the calling thread's options for `office`.
     static func with<Result>(
-        office: ObjectIdentifier, oneShot: Bool = false, owner: SendableObject? = nil, _ body: () throws -> Result
+        office: PostOffice, oneShot: Bool = false, owner: SendableObject? = nil, _ body: () throws -> Result
     ) rethrows -> Result {
         let outer = current
-        let same = outer?.nearest(for: office)
+        let same = outer?.nearest(for: ObjectIdentifier(office))
         let options = EnrollmentOptions(
-            office: office,
+            office: ObjectIdentifier(office),
             isOneShot: oneShot || same?.isOneShot == true,
             owner: owner ?? same?.owner,
             outer: outer

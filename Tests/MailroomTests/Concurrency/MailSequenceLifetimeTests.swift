@@ -165,12 +165,14 @@ enum SequenceForm: CaseIterable, Sendable, CustomTestStringConvertible {
     case anySender
     case exactSender
     case senderClass
+    case senderClassOrNone
 
     var testDescription: String {
         switch self {
         case .anySender: "mail(of:)"
         case .exactSender: "mail(of:from:)"
         case .senderClass: "mail(of:sentBy:)"
+        case .senderClassOrNone: "mail(of:sentBy: S?.self)"
         }
     }
 
@@ -180,6 +182,7 @@ enum SequenceForm: CaseIterable, Sendable, CustomTestStringConvertible {
         case .anySender: .any(office.mail(of: Ping.self))
         case .exactSender: .any(office.mail(of: Ping.self, from: sender))
         case .senderClass: .withSender(office.mail(of: Ping.self, sentBy: Device.self))
+        case .senderClassOrNone: .withOptionalSender(office.mail(of: Ping.self, sentBy: Device?.self))
         }
     }
 
@@ -215,6 +218,12 @@ enum SequenceForm: CaseIterable, Sendable, CustomTestStringConvertible {
                 if ending == .return { return numbers }
                 break
             }
+        case .senderClassOrNone:
+            for await (ping, _) in office.mail(of: Ping.self, sentBy: Device?.self) {
+                if took(ping.n) { continue }
+                if ending == .return { return numbers }
+                break
+            }
         }
         return numbers
     }
@@ -224,6 +233,7 @@ enum SequenceForm: CaseIterable, Sendable, CustomTestStringConvertible {
 enum SequenceOfNumbers: Sendable {
     case any(MailSequence<Ping>)
     case withSender(MailSequence<(mail: Ping, sender: Device)>)
+    case withOptionalSender(MailSequence<(mail: Ping, sender: Device?)>)
 
     /// Loops over the held sequence, taking the numbers of up to `count` pings and handing each to `taken`.
     func numbers(taking count: Int, taken: (Int) -> Void = { _ in }) async -> [Int] {
@@ -236,6 +246,12 @@ enum SequenceOfNumbers: Sendable {
                 if numbers.count == count { break }
             }
         case .withSender(let sequence):
+            for await (ping, _) in sequence {
+                numbers.append(ping.n)
+                taken(ping.n)
+                if numbers.count == count { break }
+            }
+        case .withOptionalSender(let sequence):
             for await (ping, _) in sequence {
                 numbers.append(ping.n)
                 taken(ping.n)

@@ -36,7 +36,8 @@ final class FormLog: Sendable {
         deliveries.update { $0.append(FormDelivery(n: n, sender: sender, onMain: nil)) }
     }
 
-    func record(_ n: Int?, _ sender: String? = nil, onMain: Bool) {
+    /// Records a delivery to a handler that claims to run on the main actor, with whether it did.
+    func recordOnMainActor(_ n: Int?, _ sender: String? = nil) {
         deliveries.update { $0.append(FormDelivery(n: n, sender: sender, onMain: isOnMainQueue())) }
     }
 }
@@ -64,10 +65,10 @@ final class FormMainActorObject<M: FormMail, S: FormSender> {
         self.log = log
     }
 
-    func receive(_ mail: M) { log.record(mail.n, onMain: true) }
-    func receive(_ mail: M, from sender: S) { log.record(mail.n, sender.name, onMain: true) }
-    func receive(_ mail: M, fromOptional sender: S?) { log.record(mail.n, sender?.name ?? "nil", onMain: true) }
-    func reload() { log.record(nil, onMain: true) }
+    func receive(_ mail: M) { log.recordOnMainActor(mail.n) }
+    func receive(_ mail: M, from sender: S) { log.recordOnMainActor(mail.n, sender.name) }
+    func receive(_ mail: M, fromOptional sender: S?) { log.recordOnMainActor(mail.n, sender?.name ?? "nil") }
+    func reload() { log.recordOnMainActor(nil) }
 }
 
 /// An actor whose `async` methods log what they receive.

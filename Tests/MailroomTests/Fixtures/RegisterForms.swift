@@ -219,31 +219,29 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .methodExactNoContents:
             office.register(queue: queue, sender: sender, M.self, recipients.object, FormObject<M, S>.reload)
         case .mainActorClosureAny:
-            office.register(on: .mainActor) { (mail: M) in
-                withExtendedLifetime(keep) { log.record(mail.n, onMain: true) }
+            office.register(on: .mainActor) { (mail: M) in withExtendedLifetime(keep) { log.recordOnMainActor(mail.n) }
             }
         case .mainActorClosureSenderClass:
             office.register(on: .mainActor) { (mail: M, sender: S) in
-                withExtendedLifetime(keep) { log.record(mail.n, sender.name, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n, sender.name) }
             }
         case .mainActorClosureSenderClassOrNone:
             office.register(on: .mainActor) { (mail: M, sender: S?) in
-                withExtendedLifetime(keep) { log.record(mail.n, sender?.name ?? "nil", onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n, sender?.name ?? "nil") }
             }
         case .mainActorClosureExact:
             office.register(on: .mainActor, sender: sender) { (mail: M) in
-                withExtendedLifetime(keep) { log.record(mail.n, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n) }
             }
         case .mainActorClosureExactWithSender:
             office.register(on: .mainActor, sender: sender) { (mail: M, sender: S) in
-                withExtendedLifetime(keep) { log.record(mail.n, sender.name, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n, sender.name) }
             }
         case .mainActorClosureNoContents:
-            office.register(on: .mainActor, M.self) { () in withExtendedLifetime(keep) { log.record(nil, onMain: true) }
-            }
+            office.register(on: .mainActor, M.self) { () in withExtendedLifetime(keep) { log.recordOnMainActor(nil) } }
         case .mainActorClosureExactNoContents:
             office.register(on: .mainActor, sender: sender, M.self) { () in
-                withExtendedLifetime(keep) { log.record(nil, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(nil) }
             }
         case .mainActorMethodAny:
             office.register(recipients.mainActorObject, FormMainActorObject<M, S>.receive(_:))
@@ -343,24 +341,24 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
             }
         case .mainActorProtocolAny:
             office.register(on: .mainActor, conformingTo: (any FormMail).self) { (mail: any FormMail) in
-                withExtendedLifetime(keep) { log.record(mail.n, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n) }
             }
         case .mainActorProtocolSenderClass:
             office.register(on: .mainActor, conformingTo: (any FormMail).self) { (mail: any FormMail, sender: S) in
-                withExtendedLifetime(keep) { log.record(mail.n, sender.name, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n, sender.name) }
             }
         case .mainActorProtocolSenderClassOrNone:
             office.register(on: .mainActor, conformingTo: (any FormMail).self) { (mail: any FormMail, sender: S?) in
-                withExtendedLifetime(keep) { log.record(mail.n, sender?.name ?? "nil", onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n, sender?.name ?? "nil") }
             }
         case .mainActorProtocolExact:
             office.register(on: .mainActor, sender: sender, conformingTo: (any FormMail).self) { (mail: any FormMail) in
-                withExtendedLifetime(keep) { log.record(mail.n, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n) }
             }
         case .mainActorProtocolExactWithSender:
             office.register(on: .mainActor, sender: sender, conformingTo: (any FormMail).self) {
                 (mail: any FormMail, sender: S) in
-                withExtendedLifetime(keep) { log.record(mail.n, sender.name, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor(mail.n, sender.name) }
             }
         case .asyncProtocolAny:
             office.register(conformingTo: (any FormMail).self) { (mail: any FormMail) async in
@@ -394,12 +392,12 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
             }
         case .mainActorCatchAll:
             office.register(on: .mainActor) { (mail: any Mail) in
-                withExtendedLifetime(keep) { log.record((mail as? any FormMail)?.n, onMain: true) }
+                withExtendedLifetime(keep) { log.recordOnMainActor((mail as? any FormMail)?.n) }
             }
         case .mainActorCatchAllWithSender:
             office.register(on: .mainActor) { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
                 withExtendedLifetime(keep) {
-                    log.record((mail as? any FormMail)?.n, (sender as? any FormSender)?.name ?? "nil", onMain: true)
+                    log.recordOnMainActor((mail as? any FormMail)?.n, (sender as? any FormSender)?.name ?? "nil")
                 }
             }
         case .asyncCatchAll:
