@@ -88,8 +88,12 @@ class Kind:
     """A row: what is registered and where it runs."""
 
     def __init__(self, key, title, file, generics, prefix, recipient, handler, build, subject, runs, filters,
-                 example=None, protocol=False):
+                 example=None, protocol=False, function="register", typed_throws=True):
         self.key = key
+        self.function = function
+        # Whether the handler's thrown error is the generic `E` (`Never` for one that cannot throw, which the
+        # office then calls on its fast path) rather than `any Error`.
+        self.typed_throws = typed_throws
         self.title = title
         self.file = file
         self.generics = generics  # before M (and S)
@@ -108,77 +112,109 @@ SYNC = "It runs on the posting thread before `post` returns, or asynchronously o
 MAIN = ("It runs on the main actor: at once when the post is made on the main actor and none of its mail is still "
         "waiting, otherwise enqueued to the main actor, in post order.")
 TASK = ("It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for "
-        "the previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.")
+        "the previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does.")
+CONSUMING = ("It runs on the posting thread before `post` returns. When it returns ``Consumption/consumed``, the post "
+             "ends: no recipient after it receives the mail.")
 ACTOR = ("It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail "
          "still waiting for it is dropped.")
 
 KINDS = [
     Kind("closure", "Closure", "Closures", "", ["queue: DispatchQueue? = nil"], [],
-         "_ handler: @escaping @Sendable ({args}) -> Void",
-         "Registration(in: self, M.self, {filter}.on(queue) {{ mail, sender, _ in handler({call}) }})",
+         "_ handler: @escaping @Sendable ({args}) throws(E) -> Void",
+         "Registration(in: self, M.self, priority: priority, {filter}.on(queue) {{ mail, sender, _ throws(E) in "
+         "try handler({call}) }})",
          "`handler`, held strongly until it is unregistered,", SYNC, TYPE_FILTERS,
          example="office.register { (change: CartChanged) in badge.count = change.itemCount }"),
     Kind("method", "Method", "Closures", "R: AnyObject & Sendable, ",
          ["queue: DispatchQueue? = nil"], ["_ recipient: R"],
-         "_ method: @escaping @Sendable (R) -> ({args}) -> Void",
-         "Registration(in: self, M.self, {filter}recipient: recipient, .on(queue) {{ mail, sender, recipient in "
-         "method(recipient.known(as: R.self))({call}) }})",
+         "_ method: @escaping @Sendable (R) -> ({args}) throws(E) -> Void",
+         "Registration(in: self, M.self, priority: priority, {filter}recipient: recipient, .on(queue) {{ mail, "
+         "sender, recipient throws(E) in try method(recipient.known(as: R.self))({call}) }})",
          "`method` of `recipient`, held weakly (once it deallocates, the registration is gone),", SYNC,
          TYPE_FILTERS, example="office.register(self, Screen.receive)"),
+    Kind("intercepting closure", "Intercepting closure", "Intercepting", "", [], [],
+         "_ handler: @escaping @Sendable ({args}) throws(E) -> Consumption",
+         "Registration(in: self, M.self, priority: priority, {filter}.consuming {{ mail, sender, _ throws(E) in "
+         "try handler({call}) }})",
+         "`handler`, which may consume the mail, held strongly until it is unregistered,", CONSUMING, TYPE_FILTERS,
+         example="office.intercept(priority: .high) { (key: KeyPress) in key == .escape ? .consumed : .passOn }",
+         function="intercept"),
+    Kind("intercepting method", "Intercepting method", "Intercepting", "R: AnyObject & Sendable, ", [], ["_ recipient: R"],
+         "_ method: @escaping @Sendable (R) -> ({args}) throws(E) -> Consumption",
+         "Registration(in: self, M.self, priority: priority, {filter}recipient: recipient, .consuming {{ mail, "
+         "sender, recipient throws(E) in try method(recipient.known(as: R.self))({call}) }})",
+         "`method` of `recipient`, which may consume the mail, held weakly,", CONSUMING, TYPE_FILTERS,
+         example="office.intercept(priority: .high, self, Shortcuts.handle)   // func handle(_: KeyPress) -> Consumption",
+         function="intercept"),
     Kind("main-actor closure", "Main-actor closure", "MainActor", "", ["on _: MainActorDelivery"], [],
-         "_ handler: @escaping @MainActor ({args}) -> Void",
-         "Registration(in: self, M.self, {filter}.onMainActor {{ mail, sender, _ in handler({call}) }})",
+         "_ handler: @escaping @MainActor ({args}) throws(E) -> Void",
+         "Registration(in: self, M.self, priority: priority, {filter}.onMainActor {{ mail, sender, _ throws(E) in "
+         "try handler({call}) }})",
          "the main-actor `handler`, held strongly until it is unregistered,", MAIN, TYPE_FILTERS,
          example="office.register(on: .mainActor) { (change: CartChanged) in self.badge = change.itemCount }"),
     Kind("main-actor method", "Main-actor method", "MainActor", "R: AnyObject & Sendable, ", [], ["_ recipient: R"],
-         "_ method: sending @escaping (R) -> @MainActor ({args}) -> Void",
-         "Registration(in: self, M.self, {filter}recipient: recipient, .onMainActor {{ mail, sender, recipient in "
-         "method(recipient.known(as: R.self))({call}) }})",
-         "the main-actor `method` of `recipient`, held weakly,", MAIN, TYPE_FILTERS,
+         "_ method: sending @escaping (R) -> @MainActor ({args}) throws -> Void",
+         "Registration(in: self, M.self, priority: priority, {filter}recipient: recipient, .onMainActor {{ mail, "
+         "sender, recipient throws in try method(recipient.known(as: R.self))({call}) }})",
+         "the main-actor `method` of `recipient`, held weakly,", MAIN, TYPE_FILTERS, typed_throws=False,
          example="office.register(self, CartViewModel.update)   // @MainActor final class CartViewModel"),
     Kind("async closure", "`async` closure", "Async", "", [], [],
-         "_ handler: @escaping @Sendable ({args}) async -> Void",
-         "Registration(in: self, M.self, {filter}.suspending {{ mail, sender, _ in await handler({call}) }})",
+         "_ handler: @escaping @Sendable ({args}) async throws(E) -> Void",
+         "Registration(in: self, M.self, priority: priority, {filter}.suspending {{ mail, sender, _ async throws(E) "
+         "in try await handler({call}) }})",
          "the `async` `handler`, held strongly until it is unregistered,", TASK, TYPE_FILTERS,
          example="office.register { (order: OrderPlaced) async in await ledger.record(order) }"),
     Kind("actor", "Actor", "Actors", "A: Actor, ", [], ["_ actor: A"],
-         "_ handler: @escaping @Sendable (isolated A{comma_args}) -> Void",
-         "Registration(in: self, M.self, {filter}recipient: actor, .suspending {{ mail, sender, actor in "
-         "await Registration.run(handler, on: actor.known(as: A.self){comma_call}) }})",
+         "_ handler: @escaping @Sendable (isolated A{comma_args}) throws(E) -> Void",
+         "Registration(in: self, M.self, priority: priority, {filter}recipient: actor, .suspending {{ mail, sender, "
+         "actor async throws(E) in try await Registration.run(handler, on: actor.known(as: A.self){comma_call}) }})",
          "`actor`, held weakly, with `handler` isolated to it (the actor comes as the closure's first parameter: "
          "capturing it instead would keep it alive),", ACTOR, TYPE_FILTERS,
          example="office.register(self) { store, change in store.apply(change) }   // in actor Store"),
     Kind("actor method", "Actor method", "Actors", "A: Actor, ", [], ["_ actor: A"],
-         "_ method: @escaping @Sendable (isolated A) -> ({args}) async -> Void",
-         "Registration(in: self, M.self, {filter}recipient: actor, .suspending {{ mail, sender, actor in "
-         "await Registration.run(method, on: actor.known(as: A.self){comma_call}) }})",
+         "_ method: @escaping @Sendable (isolated A) -> ({args}) async throws(E) -> Void",
+         "Registration(in: self, M.self, priority: priority, {filter}recipient: actor, .suspending {{ mail, sender, "
+         "actor async throws(E) in try await Registration.run(method, on: actor.known(as: A.self){comma_call}) }})",
          "the `async` `method` of `actor`, held weakly,", ACTOR, TYPE_FILTERS,
          example="office.register(store, Store.record)   // actor Store { func record(_ order: OrderPlaced) async }"),
     Kind("protocol", "Protocol", "Protocols", "P, ", ["queue: DispatchQueue? = nil"],
          ["conformingTo protocolType: P.Type"],
-         "_ handler: @escaping @Sendable ({args}) -> Void",
-         "Registration(in: self, conformingTo: P.self, {filter}.on(queue) {{ mail, sender in handler({call}) }})",
+         "_ handler: @escaping @Sendable ({args}) throws(E) -> Void",
+         "Registration(in: self, conformingTo: P.self, priority: priority, {filter}.on(queue) {{ mail, sender "
+         "throws(E) in try handler({call}) }})",
          "`handler`, held strongly until it is unregistered,", SYNC, PROTOCOL_FILTERS, protocol=True,
          example="office.register(conformingTo: Alert.self) { alert in banner.show(alert.message) }"),
     Kind("main-actor protocol", "Main-actor protocol", "Protocols", "P, ", ["on _: MainActorDelivery"],
          ["conformingTo protocolType: P.Type"],
-         "_ handler: @escaping @MainActor ({args}) -> Void",
-         "Registration(in: self, conformingTo: P.self, {filter}.onMainActor {{ mail, sender in handler({call}) }})",
+         "_ handler: @escaping @MainActor ({args}) throws(E) -> Void",
+         "Registration(in: self, conformingTo: P.self, priority: priority, {filter}.onMainActor {{ mail, sender "
+         "throws(E) in try handler({call}) }})",
          "the main-actor `handler`, held strongly until it is unregistered,", MAIN, PROTOCOL_FILTERS, protocol=True),
     Kind("async protocol", "`async` protocol", "Protocols", "P, ", [], ["conformingTo protocolType: P.Type"],
-         "_ handler: @escaping @Sendable ({args}) async -> Void",
-         "Registration(in: self, conformingTo: P.self, {filter}.suspending {{ mail, sender in await handler({call}) }})",
+         "_ handler: @escaping @Sendable ({args}) async throws(E) -> Void",
+         "Registration(in: self, conformingTo: P.self, priority: priority, {filter}.suspending {{ mail, sender "
+         "async throws(E) in try await handler({call}) }})",
          "the `async` `handler`, held strongly until it is unregistered,", TASK, PROTOCOL_FILTERS, protocol=True),
 ]
 
 # The catch-alls: the protocol kinds for `any Mail`, without naming it, for all mail and for all mail with its
 # sender. Each is (kind, prefix, handler arguments, call).
 CATCH_ALLS = [
-    ("protocol", ["queue: DispatchQueue? = nil"], "@Sendable ({args}) -> Void", ".on(queue) {{ mail, sender in handler({call}) }})"),
-    ("main-actor protocol", ["on _: MainActorDelivery"], "@MainActor ({args}) -> Void", ".onMainActor {{ mail, sender in handler({call}) }})"),
-    ("async protocol", [], "@Sendable ({args}) async -> Void", ".suspending {{ mail, sender in await handler({call}) }})"),
+    ("protocol", ["queue: DispatchQueue? = nil"], "@Sendable ({args}) throws(E) -> Void",
+     ".on(queue) {{ mail, sender throws(E) in try handler({call}) }})"),
+    ("main-actor protocol", ["on _: MainActorDelivery"], "@MainActor ({args}) throws(E) -> Void",
+     ".onMainActor {{ mail, sender throws(E) in try handler({call}) }})"),
+    ("async protocol", [], "@Sendable ({args}) async throws(E) -> Void",
+     ".suspending {{ mail, sender async throws(E) in try await handler({call}) }})"),
 ]
 ANY_SENDER = "(any AnyObject & Sendable)?"
+# What every form's documentation says of its priority and of a handler that throws.
+ORDER_AND_FAILURES = ("`priority` places it among a post's recipients (see ``Priority``). If the handler throws, the "
+                      "recipients after it are still served and the failure is posted as a ``DeliveryFailure``.")
+# The kinds whose handler reads the posted mail in place (the others get it as `M`).
+READS_POSTED_MAIL = ("closure", "method", "intercepting closure", "intercepting method")
+# Every form takes a priority, after where it runs and before its filter.
+PRIORITY = "priority: Priority = .normal"
 
 
 def generics(kind, f):
@@ -188,6 +224,8 @@ def generics(kind, f):
         parts.append(mail)
     if f.has_s:
         parts.append("S: AnyObject & Sendable")
+    if kind.typed_throws:
+        parts.append("E: Error")
     return "<" + ", ".join(p for p in parts if p) + ">"
 
 
@@ -195,15 +233,15 @@ def overload(kind, f, deprecated=None):
     x = "P" if kind.protocol else "M"
     args = f.args.replace("X", x)
     comma_args = (", " + args) if args else ""
-    params = list(kind.prefix)
+    params = list(kind.prefix) + [PRIORITY]
     if deprecated == "queue":
-        params = ["queue: DispatchQueue?"]
+        params = ["queue: DispatchQueue?", PRIORITY]
     params += f.lead + kind.recipient
     handler = kind.handler.format(args=args, comma_args=comma_args)
     if deprecated == "closure":
         handler = handler.replace("@escaping @MainActor", "sending @escaping @MainActor")
     params.append(handler)
-    mail = "mail.read(as: M.self)" if kind.key in ("closure", "method") else "mail"
+    mail = "mail.read(as: M.self)" if kind.key in READS_POSTED_MAIL else "mail"
     call = f.call(mail) if args else ""
     filt = f.filter_arguments()
     lines = []
@@ -224,12 +262,12 @@ def overload(kind, f, deprecated=None):
     else:
         lines += wrap_doc(summary)
         lines.append("///")
-        lines += wrap_doc(kind.runs)
+        lines += wrap_doc(kind.runs + " " + ORDER_AND_FAILURES)
         if kind.example and f.key == "any":
             lines += ["///", "/// ```swift", f"/// {kind.example}", "/// ```"]
         lines.append("/// - Returns: The id that unregisters it.")
     lines.append("@inlinable @discardableResult")
-    lines.append(f"public func register{generics(kind, f)}(")
+    lines.append(f"public func {kind.function}{generics(kind, f)}(")
     for i, p in enumerate(params):
         lines.append("    " + p + ("," if i < len(params) - 1 else ""))
     lines.append(") -> RecipientId {")
@@ -237,6 +275,7 @@ def overload(kind, f, deprecated=None):
         forward = []
         if deprecated == "closure":
             forward.append("on: .mainActor")
+        forward.append("priority: priority")
         if f.exact:
             forward.append("sender: sender")
         if f.no_contents:
@@ -248,9 +287,10 @@ def overload(kind, f, deprecated=None):
     else:
         build = kind.build.format(filter=(filt + ", ") if filt else "", call=call,
                                   comma_call=(", " + call) if call else "")
-        if f.no_contents and kind.key not in ("closure", "method"):
+        if f.no_contents and kind.key not in READS_POSTED_MAIL:
             # Nothing in the closure names the mail type, so its parameters say it.
-            build = re.sub(r"\{ mail, sender, (\w+) in", r"{ (_: M, sender: SendableObject?, \1: SendableObject?) in", build)
+            build = re.sub(r"\{ mail, sender, (\w+)( async)?( throws(?:\(E\))?) in",
+                           r"{ (_: M, sender: SendableObject?, \1: SendableObject?)\2\3 in", build)
         lines.append(f"    enroll({build})")
     lines.append("}")
     return lines
@@ -265,19 +305,19 @@ def catch_all(kind_key, prefix, handler, build, with_sender):
     lines = wrap_doc(f"Registers {kind.subject} for {what}: a wiretap (mail that only wiretaps receive is still "
                      "``UndeliveredMail``).")
     lines.append("///")
-    lines += wrap_doc(kind.runs)
+    lines += wrap_doc(kind.runs + " " + ORDER_AND_FAILURES)
     if not with_sender and kind_key == "protocol":
         lines += ["///", "/// ```swift", '/// office.register { (mail: any Mail) in logger.debug("posted \\(mail)") }',
                   "/// ```"]
     lines.append("/// - Returns: The id that unregisters it.")
     lines.append("@inlinable @discardableResult")
-    lines.append("public func register(")
-    params = list(prefix) + ["_ handler: @escaping " + handler.format(args=args)]
+    lines.append("public func register<E: Error>(")
+    params = list(prefix) + [PRIORITY, "_ handler: @escaping " + handler.format(args=args)]
     for i, p in enumerate(params):
         lines.append("    " + p + ("," if i < len(params) - 1 else ""))
     lines.append(") -> RecipientId {")
     call = "mail, sender" if with_sender else "mail"
-    lines.append(f"    enroll(Registration(in: self, conformingTo: (any Mail).self, {build.format(call=call)})")
+    lines.append(f"    enroll(Registration(in: self, conformingTo: (any Mail).self, priority: priority, {build.format(call=call)})")
     lines.append("}")
     return lines
 
@@ -296,6 +336,7 @@ def wrap_doc(text, width=112):
 FILES = {
     "Closures": ("Registering closures and methods that run on the posting thread or on a queue.",
                  "import Dispatch\n\n"),
+    "Intercepting": ("Registering interceptors: closures and methods that may consume the mail.", ""),
     "MainActor": ("Registering closures and methods that run on the main actor.", ""),
     "Async": ("Registering closures that suspend.", ""),
     "Actors": ("Registering actors.", ""),
@@ -311,6 +352,12 @@ FILE_NOTES = {
         "the posting thread before `post` returns; with one, asynchronously on that queue. Handlers are `@Sendable`,",
         "and objects `Sendable`, because posts may come from any thread. A `@MainActor` class's methods are",
         "delivered on the main actor instead, by the main-actor forms.",
+    ],
+    "Intercepting": [
+        "An interceptor returns a ``Consumption``. It runs on the posting thread, before `post` returns, and may end",
+        "the post: when it returns `.consumed`, no recipient after it (by priority, then registration order)",
+        "receives the mail. So it takes no queue. Give it a high ``Priority`` to go before the recipients it may",
+        "stop. It has a name of its own, `intercept`, so that a closure that returns nothing is never taken for one.",
     ],
     "MainActor": [
         "They receive their mail on the main actor: at once, before `post` returns, when the post is made on the",
@@ -394,6 +441,7 @@ def case_name(kind_key, filter_key):
 
 FIXTURE_HANDLER = {  # the handler a form of each kind is given, by filter: {params} and {record}; it captures `keep`
     "closure": "{{ ({params}) in withExtendedLifetime(keep) {{ log.record({record}) }} }}",
+    "intercepting closure": "{{ ({params}) -> Consumption in withExtendedLifetime(keep) {{ log.recordPassingOn({record}) }} }}",
     "main-actor closure": "{{ ({params}) in withExtendedLifetime(keep) {{ log.recordOnMainActor({record}) }} }}",
     "async closure": "{{ ({params}) async in withExtendedLifetime(keep) {{ log.record({record}) }} }}",
     "actor": "{{ (actor: isolated FormActor<M, S>{comma_params}) in withExtendedLifetime(keep) {{ actor.log.record({record}) }} }}",
@@ -401,12 +449,24 @@ FIXTURE_HANDLER = {  # the handler a form of each kind is given, by filter: {par
     "main-actor protocol": "{{ ({params}) in withExtendedLifetime(keep) {{ log.recordOnMainActor({record}) }} }}",
     "async protocol": "{{ ({params}) async in withExtendedLifetime(keep) {{ log.record({record}) }} }}",
 }
+# The same, for handlers that record the delivery and then throw `FormFailure`. They capture nothing: the tests of
+# failures hold no closure alive.
+FIXTURE_FAILING_HANDLER = {
+    "closure": "{{ ({params}) throws(FormFailure) in try log.fail({record}) }}",
+    "intercepting closure": "{{ ({params}) throws(FormFailure) -> Consumption in try log.failPassing({record}) }}",
+    "main-actor closure": "{{ ({params}) throws(FormFailure) in try log.failOnMainActor({record}) }}",
+    "async closure": "{{ ({params}) async throws(FormFailure) in try log.fail({record}) }}",
+    "actor": "{{ (actor: isolated FormActor<M, S>{comma_params}) throws(FormFailure) in try actor.log.fail({record}) }}",
+    "protocol": "{{ ({params}) throws(FormFailure) in try log.fail({record}) }}",
+    "main-actor protocol": "{{ ({params}) throws(FormFailure) in try log.failOnMainActor({record}) }}",
+    "async protocol": "{{ ({params}) async throws(FormFailure) in try log.fail({record}) }}",
+}
 METHOD_NAMES = {"any": "receive(_:)", "class": "receive(_:from:)", "class or none": "receive(_:fromOptional:)",
                 "exact": "receive(_:)", "exact with sender": "receive(_:from:)", "no contents": "reload",
                 "exact, no contents": "reload"}
 
 
-def fixture_call(kind, f):
+def fixture_call(kind, f, failing=False):
     x = "any FormMail" if kind.protocol else "M"
     params = {"X": f"mail: {x}", "X, S": f"mail: {x}, sender: S", "X, S?": f"mail: {x}, sender: S?", "": ""}[f.args]
     record = {"X": "mail.n", "X, S": "mail.n, sender.name", "X, S?": "mail.n, sender?.name ?? \"nil\"",
@@ -422,30 +482,40 @@ def fixture_call(kind, f):
         arguments.append("M.self")
     if kind.protocol:
         arguments.append("conformingTo: (any FormMail).self")
-    if kind.key in ("method", "main-actor method"):
-        owner = "recipients.object" if kind.key == "method" else "recipients.mainActorObject"
-        type_name = "FormObject<M, S>" if kind.key == "method" else "FormMainActorObject<M, S>"
-        arguments += [owner, f"{type_name}.{METHOD_NAMES[f.key]}"]
-        return f"office.register({', '.join(arguments)})"
+    if kind.key in ("method", "main-actor method", "intercepting method"):
+        owner = "recipients.mainActorObject" if kind.key == "main-actor method" else "recipients.object"
+        type_name = "FormMainActorObject<M, S>" if kind.key == "main-actor method" else "FormObject<M, S>"
+        method = METHOD_NAMES[f.key]
+        if kind.key == "intercepting method":
+            method = method.replace("receive", "pass").replace("reload", "passReload")
+        arguments += [owner, f"{type_name}.{failing_method(method) if failing else method}"]
+        return f"office.{kind.function}({', '.join(arguments)})"
     if kind.key == "actor method":
-        arguments += ["recipients.actor", f"FormActor<M, S>.{METHOD_NAMES[f.key].replace('receive', 'take')}"]
+        method = METHOD_NAMES[f.key].replace("receive", "take")
+        arguments += ["recipients.actor", f"FormActor<M, S>.{failing_method(method) if failing else method}"]
         return f"office.register({', '.join(arguments)})"
     if kind.key == "actor":
         arguments.append("recipients.actor")
-    handler = FIXTURE_HANDLER[kind.key].format(params=params, comma_params=(", " + params) if params else "",
-                                               record=record)
-    head = f"office.register({', '.join(arguments)})" if arguments else "office.register"
+    template = (FIXTURE_FAILING_HANDLER if failing else FIXTURE_HANDLER)[kind.key]
+    handler = template.format(params=params, comma_params=(", " + params) if params else "", record=record)
+    head = f"office.{kind.function}({', '.join(arguments)})" if arguments else f"office.{kind.function}"
     return f"{head} {handler}"
 
 
+def failing_method(name):
+    """The fixture method that records like `name`, then throws: `receive(_:)` gives `failReceive(_:)`."""
+    return "fail" + name[0].upper() + name[1:]
+
+
 def fixture():
-    cases, calls, facts = [], [], []
+    cases, calls, failing_calls, facts = [], [], [], []
     for kind in KINDS:
         for key in kind.filters:
             f = BY_KEY[key]
             name = case_name(kind.key, key)
             cases.append(f'    case {name} = "{kind.key}: {key}"')
             calls.append(f"        case .{name}:\n            {fixture_call(kind, f)}")
+            failing_calls.append(f"        case .{name}:\n            {fixture_call(kind, f, failing=True)}")
             facts.append((name, kind, f))
     catch_all_kinds = {"protocol": "catchAll", "main-actor protocol": "mainActorCatchAll", "async protocol": "asyncCatchAll"}
     for kind_key, prefix, _, _ in CATCH_ALLS:
@@ -462,6 +532,11 @@ def fixture():
         calls.append(f"        case .{name}WithSender:\n            {head} {{ (mail: any Mail, sender: {ANY_SENDER}){is_async} in "
                      f"withExtendedLifetime(keep) {{ log.{record}((mail as? any FormMail)?.n, "
                      f"(sender as? any FormSender)?.name ?? \"nil\") }} }}")
+        failing_calls.append(f"        case .{name}:\n            {head} {{ (mail: any Mail){is_async} throws(FormFailure) in "
+                             f"try log.failIfForm(mail, sender: nil, onMainActor: {str(kind_key == 'main-actor protocol').lower()}) }}")
+        failing_calls.append(f"        case .{name}WithSender:\n            {head} {{ (mail: any Mail, sender: {ANY_SENDER}){is_async} "
+                             f"throws(FormFailure) in try log.failIfForm(mail, sender: (sender as? any FormSender)?.name ?? "
+                             f"\"nil\", onMainActor: {str(kind_key == 'main-actor protocol').lower()}) }}")
         facts.append((name, kind, BY_KEY["any"]))
         facts.append((name + "WithSender", kind, None))
     filter_cases = "\n".join(
@@ -527,6 +602,20 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
 """ + "\n".join(calls) + """
         }
     }
+
+    /// Registers this form like ``register(on:_:sender:queue:recipients:log:keep:)``, with a handler (or method)
+    /// that records each delivery in `log` (or its recipient's log), then throws `FormFailure` naming the mail's
+    /// number and the sender it received. A catch-all's handler records and throws only for `FormMail`, and
+    /// ignores other mail (the ``DeliveryFailure`` reports it sees).
+    @discardableResult
+    func registerFailing<M: FormMail, S: FormSender>(
+        on office: PostOffice, _: M.Type, sender: S, queue: DispatchQueue?, recipients: FormRecipients<M, S>,
+        log: FormLog
+    ) -> RecipientId {
+        switch self {
+""" + "\n".join(failing_calls) + """
+        }
+    }
 }
 """
     return formatted(text)
@@ -537,17 +626,20 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 def table_calls(kind):
     """The call of each form of `kind`, by filter, as the article writes it."""
-    if kind.key in ("method", "main-actor method", "actor method"):
+    if kind.key in ("method", "main-actor method", "actor method", "intercepting method"):
         r, R = ("a", "A") if kind.key == "actor method" else ("r", "R")
-        return {"any": f"register({r}, {R}.receive(_:))", "class": f"register({r}, {R}.receive(_:from:))",
-                "class or none": f"register({r}, {R}.receive(_:from:))",
-                "exact": f"register(sender: s, {r}, {R}.receive(_:))",
-                "exact with sender": f"register(sender: s, {r}, {R}.receive(_:from:))",
-                "no contents": f"register(M.self, {r}, {R}.reload)",
-                "exact, no contents": f"register(sender: s, M.self, {r}, {R}.reload)"}
+        receive, reload = ("handle", "handleReload") if kind.key == "intercepting method" else ("receive", "reload")
+        call = kind.function
+        return {"any": f"{call}({r}, {R}.{receive}(_:))", "class": f"{call}({r}, {R}.{receive}(_:from:))",
+                "class or none": f"{call}({r}, {R}.{receive}(_:from:))",
+                "exact": f"{call}(sender: s, {r}, {R}.{receive}(_:))",
+                "exact with sender": f"{call}(sender: s, {r}, {R}.{receive}(_:from:))",
+                "no contents": f"{call}(M.self, {r}, {R}.{reload})",
+                "exact, no contents": f"{call}(sender: s, M.self, {r}, {R}.{reload})"}
     head = {"main-actor closure": ["on: .mainActor"], "main-actor protocol": ["on: .mainActor"]}.get(kind.key, [])
     x = "p: any P" if kind.protocol else "m: M"
-    suffix = " async" if kind.key in ("async closure", "async protocol") else ""
+    suffix = {"async closure": " async", "async protocol": " async", "intercepting closure": " -> Consumption"}.get(
+        kind.key, "")
     actor = "a: isolated A, " if kind.key == "actor" else ""
     calls = {}
     for f in FILTERS:
@@ -563,11 +655,13 @@ def table_calls(kind):
         params = {"X": x, "X, S": f"{x}, s: S", "X, S?": f"{x}, s: S?", "": ""}[f.args]
         params = (actor + params).rstrip(", ")
         closure = f"{{ ({params}){suffix} in }}" if params or suffix else "{ }"
-        calls[f.key] = f"register({', '.join(arguments)}) {closure}" if arguments else f"register {closure}"
+        call = kind.function
+        calls[f.key] = f"{call}({', '.join(arguments)}) {closure}" if arguments else f"{call} {closure}"
     return calls
 
 
-QUEUES = {"closure": "yes", "method": "yes", "main-actor closure": "no: the main actor",
+QUEUES = {"closure": "yes", "method": "yes", "intercepting closure": "no: during the post",
+          "intercepting method": "no: during the post", "main-actor closure": "no: the main actor",
           "main-actor method": "no: the main actor", "async closure": "no: a task", "actor": "no: the actor",
           "actor method": "no: the actor", "protocol": "yes", "main-actor protocol": "no: the main actor",
           "async protocol": "no: a task"}
@@ -624,6 +718,9 @@ TOPICS = [  # (heading, rows of the forms table, introduction)
      "A method of a `Sendable` object, passed unapplied (`register(self, Screen.receive)`), with the same sender "
      "filters and queue as a closure. The office holds the object weakly: once it deallocates, its registrations "
      "are gone."),
+    ("Interceptors", ["intercepting closure", "intercepting method"],
+     "A closure or method that returns a ``Consumption`` runs on the posting thread and may end the post: when it "
+     "returns `.consumed`, no recipient after it receives the mail. Give it a high ``Priority``."),
     ("Main actor", ["main-actor closure", "main-actor method"],
      "These run on the main actor: at once when the post is made on it, otherwise enqueued to it in post order. A "
      "closure says so with `on: .mainActor`; a method of a `@MainActor` class is registered like any method, and "
@@ -720,7 +817,8 @@ def main():
     if check and stale:
         print("out of date (run Scripts/register-forms.py):\n  " + "\n  ".join(stale))
         return 1
-    print(f"{'checked' if check else 'wrote'} {len(outputs)} files; {sum(t.count('public func register') for t in outputs.values())} register overloads")
+    overloads = sum(t.count('public func register') + t.count('public func intercept') for t in outputs.values())
+    print(f"{'checked' if check else 'wrote'} {len(outputs)} files; {overloads} register and intercept overloads")
     return 0
 
 

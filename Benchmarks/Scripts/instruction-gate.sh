@@ -9,8 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 budgets=instruction-budgets.txt
-scenarios=(post-1-closure post-100-closures post-1-closure-1000-other-types post-1-closure-1000-other-protocols
-    register-unregister-1000-others)
+scenarios=(post-1-closure post-100-closures post-100-closures-by-priority post-1-closure-1000-other-types
+    post-1-closure-1000-other-protocols post-1-throwing-closure post-1-interceptor register-unregister-1000-others)
 tolerance_percent=10
 
 build_log="$(mktemp)"

@@ -62,11 +62,11 @@ let printer = Task {
 }
 
 // Post from a background task; `deliver` returns once the view model and the store have handled each item.
-await Task.detached {
+try await Task.detached {
     for (name, price) in [("apples", 3), ("bread", 2), ("coffee", 7)] {
-        await office.deliver(ItemAdded(name: name, price: price))
+        try await office.deliver(ItemAdded(name: name, price: price))
     }
-    await office.deliver(CheckedOut())
+    try await office.deliver(CheckedOut())
 }.value
 
 let receipt = await printer.value

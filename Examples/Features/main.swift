@@ -1,4 +1,5 @@
-// Protocol recipients, a catch-all logger, undelivered mail and sticky state: `swift run FeaturesTour`.
+// Protocol recipients, a catch-all logger, undelivered mail, sticky state, a failing recipient and an
+// interceptor: `swift run FeaturesTour`.
 //
 // Every recipient runs on the posting thread, so the lines come out in the same order on every run.
 import Mailroom
@@ -26,6 +27,17 @@ struct CartChanged: Mail {
 struct Session: StickyMail {
     let user: String
 }
+
+struct KeyPress: Mail {
+    let key: String
+}
+
+struct OrderPlaced: Mail {
+    let orderNumber: Int
+}
+
+/// What the payment recipient throws.
+struct PaymentDeclined: Error {}
 
 let office = PostOffice()
 
@@ -60,5 +72,36 @@ office.post(CartChanged(itemCount: 3))  // only the logger sees it: reported, an
 office.post(DiskFull(message: "still full"))  // the banner receives it
 office.unregister(logger)
 
-print("5. Who listens to what")
+print("5. Key presses: a high-priority interceptor consumes Escape, and the editor behind it never sees it")
+office.register { (press: KeyPress) in
+    print("  editor: types \(press.key)")
+}
+office.intercept(priority: .high) { (press: KeyPress) in  // registered later, called first
+    guard press.key == "escape" else { return .passOn }
+    print("  dialog: closes on escape")
+    return .consumed  // consumed mail was received: it is not reported as undelivered
+}
+office.post(KeyPress(key: "a"))
+office.post(KeyPress(key: "escape"))
+office.post(KeyPress(key: "b"))
+
+print("6. A recipient that throws: the others are still served, and the failure comes back as mail")
+office.register { (order: OrderPlaced) in
+    print("  payment: charging order \(order.orderNumber)")
+    throw PaymentDeclined()
+}
+office.register { (order: OrderPlaced) in
+    print("  email: confirming order \(order.orderNumber)")
+}
+office.register { (failure: DeliveryFailure) in
+    print("  failure report: \(failure.error) on \(failure.mail)")
+}
+office.post(OrderPlaced(orderNumber: 7))  // the report comes at once, before the email
+do {
+    try await office.deliver(OrderPlaced(orderNumber: 8))  // returns once every recipient ran, then throws
+} catch {
+    print("  deliver threw: \(error)")  // DeliveryFailures: every failure of this mail, in recipient order
+}
+
+print("7. Who listens to what, in the order posts call them")
 print(office.debugDescription)

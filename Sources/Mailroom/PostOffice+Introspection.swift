@@ -1,6 +1,6 @@
 /// Seeing who listens to what.
 extension PostOffice: CustomDebugStringConvertible {
-    /// The live registrations, in registration order.
+    /// The live registrations, in the order a post calls them: by priority, highest first, then registration order.
     ///
     /// Registrations whose recipient, exact sender or owner has deallocated, and one-shot registrations
     /// already delivered, are left out (and reclaimed, as ``registrationCount`` does).

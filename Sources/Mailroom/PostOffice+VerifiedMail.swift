@@ -22,10 +22,18 @@ extension PostOffice {
         post(mail, sender: sender)
     }
 
-    /// Posts `mail` from `sender` and waits until every recipient has handled it, like ``deliver(_:)-1sj9k``.
+    /// Posts `mail` from `sender` and waits until every recipient has handled it, then throws if any of them
+    /// threw, like ``deliver(_:)-9cnzh``.
     @inlinable
-    public func deliver<M: VerifiedMail>(_ mail: M, sender: M.RequiredSender) async {
-        await deliver(mail, from: sender)
+    public func deliver<M: VerifiedMail>(_ mail: M, sender: M.RequiredSender) async throws(DeliveryFailures) {
+        try await deliver(mail, from: sender)
+    }
+
+    /// Posts `mail` from `sender` and waits until every recipient has handled it, without throwing, like
+    /// ``deliverIgnoringFailures(_:)-3a3v5``.
+    @inlinable
+    public func deliverIgnoringFailures<M: VerifiedMail>(_ mail: M, sender: M.RequiredSender) async {
+        _ = await deliverReporting(mail, from: sender)
     }
 
     // MARK: - Flagged
@@ -67,14 +75,29 @@ extension PostOffice {
     /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
     @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
     @inlinable
-    public func deliver<M: VerifiedMail>(_ mail: M) async {
-        await deliver(mail, from: nil)
+    public func deliver<M: VerifiedMail>(_ mail: M) async throws(DeliveryFailures) {
+        try await deliver(mail, from: nil)
     }
 
     /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
     @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
     @inlinable
-    public func deliver<M: VerifiedMail, S: AnyObject & Sendable>(_ mail: M, sender: S?) async {
-        await deliver(mail, from: sender)
+    public func deliver<M: VerifiedMail, S: AnyObject & Sendable>(_ mail: M, sender: S?) async throws(DeliveryFailures)
+    {
+        try await deliver(mail, from: sender)
+    }
+
+    /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
+    @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
+    @inlinable
+    public func deliverIgnoringFailures<M: VerifiedMail>(_ mail: M) async {
+        _ = await deliverReporting(mail, from: nil)
+    }
+
+    /// Deprecated: verified mail is posted with a sender of its `RequiredSender` class.
+    @available(*, deprecated, message: "VerifiedMail is posted with a sender of its RequiredSender class")
+    @inlinable
+    public func deliverIgnoringFailures<M: VerifiedMail, S: AnyObject & Sendable>(_ mail: M, sender: S?) async {
+        _ = await deliverReporting(mail, from: sender)
     }
 }

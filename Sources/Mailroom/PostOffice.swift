@@ -10,8 +10,11 @@
 /// ```
 ///
 /// ## Guarantees
-/// - **Order.** The recipients of one post are called in the order they registered, whatever mail type or
-///   sender filter they registered with, the same way on every run.
+/// - **Order.** The recipients of one post are called by ``Priority``, highest first, and those of equal
+///   priority in the order they registered, whatever mail type or sender filter they registered with, the same
+///   way on every run. A handler that returns ``Consumption/consumed`` ends the post.
+/// - **Failures.** A handler may throw: the recipients after it are still served, and the failure is posted as
+///   a ``DeliveryFailure`` (``deliver(_:)-9cnzh`` throws it as well). `post` never throws.
 /// - **Synchronous delivery.** A registration without a queue is called on the posting thread before `post`
 ///   returns. One with a queue is called asynchronously on that queue, never inline, even when posting from
 ///   it; on a serial queue, each recipient receives its mail in post order.
@@ -33,10 +36,22 @@ public final class PostOffice: Sendable {
     public static let `default` = PostOffice()
 
     @usableFromInline
-    let sortingOffice = SortingOffice()
+    let sortingOffice: SortingOffice
 
-    /// Creates an office with no registrations.
-    public init() {}
+    /// Creates an office with no registrations. A failure that no registration for ``DeliveryFailure``
+    /// receives is written to standard error, one line for the first failure of each kind (mail type and error
+    /// type).
+    public init() {
+        sortingOffice = SortingOffice(fallback: FailureFallback(nil))
+    }
+
+    /// Creates an office with no registrations that hands `unheardFailures` every failure that no registration
+    /// for ``DeliveryFailure`` receives (catch-alls do not count), and every failure of a handler of
+    /// `DeliveryFailure`: a logger of last resort. It is called on the thread where the failing handler ran, so
+    /// possibly on several threads at once; whatever it posts is posted as usual.
+    public init(unheardFailures: @escaping @Sendable (DeliveryFailure) -> Void) {
+        sortingOffice = SortingOffice(fallback: FailureFallback(unheardFailures))
+    }
 
     // MARK: - Posting
 

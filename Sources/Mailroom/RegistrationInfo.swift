@@ -32,6 +32,10 @@ public struct RegistrationInfo: Sendable, CustomStringConvertible {
     public let senders: Senders
     /// Where its handler runs.
     public let delivery: Delivery
+    /// Its place among a post's recipients: higher first, then registration order.
+    public let priority: Priority
+    /// True for an interceptor (made by `intercept`), which may end a post by consuming its mail.
+    public let isInterceptor: Bool
     /// The class of its recipient, for a method or actor registration whose recipient is alive; `nil` for a
     /// closure.
     public let recipientType: String?
@@ -40,7 +44,8 @@ public struct RegistrationInfo: Sendable, CustomStringConvertible {
     /// True for a registration tied to an owner, removed when the owner deallocates.
     public let isTiedToOwner: Bool
 
-    /// One line: `RecipientId(4): CartChanged from any sender, on the main actor, method of CartViewModel`.
+    /// One line: `RecipientId(4): CartChanged from any sender, on the main actor, method of CartViewModel`, with
+    /// its priority when it is not ``Priority/normal``.
     public var description: String {
         var parts = ["\(id): \(mailType)"]
         switch senders {
@@ -55,6 +60,8 @@ public struct RegistrationInfo: Sendable, CustomStringConvertible {
         case .task: parts.append("on a task")
         }
         parts.append(recipientType.map { "method of \($0)" } ?? "closure")
+        if isInterceptor { parts.append("interceptor") }
+        if priority != .normal { parts.append("priority \(priority.value)") }
         if isOneShot { parts.append("one-shot") }
         if isTiedToOwner { parts.append("tied to its owner") }
         return parts.joined(separator: ", ")
@@ -76,6 +83,8 @@ extension RegistrationInfo {
             senders = .exactly(registration.sender.map { String(describing: type(of: $0)) } ?? "sender that has gone")
         }
         delivery = Self.delivery(of: registration.schedule)
+        priority = registration.priority
+        isInterceptor = registration.isInterceptor
         recipientType = registration.recipient.map { String(describing: type(of: $0)) }
         isOneShot = registration.isOneShot
         isTiedToOwner = registration.isTied

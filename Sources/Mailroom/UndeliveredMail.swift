@@ -6,9 +6,10 @@
 ///
 /// A post whose mail no registration received (none was registered for its type and sender, or every one
 /// it reached had a recipient that had gone) is followed by a post of `UndeliveredMail` wrapping it, to the
-/// registrations for `UndeliveredMail` (and for protocols it was made to conform to). Catch-all registrations
-/// (`any Mail`) are wiretaps: they neither count as receiving mail nor see these reports, so a logger or a
-/// `MailRecorder` does not change what is reported. Sticky mail nobody received yet is reported too, though
+/// registrations for `UndeliveredMail` (and for protocols it was made to conform to). A recipient whose handler
+/// threw, or that consumed the mail, received it. Catch-all registrations (`any Mail`) are wiretaps: they
+/// neither count as receiving mail nor see these reports, so a logger or a `MailRecorder` does not change what
+/// is reported. Sticky mail nobody received yet is reported too, though
 /// it is kept. While nothing is registered for it, checking costs one load per post that reached nobody, and
 /// nothing otherwise. An `UndeliveredMail` that itself reaches nobody is not reported again.
 public struct UndeliveredMail: Mail {

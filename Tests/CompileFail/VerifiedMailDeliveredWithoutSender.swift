@@ -7,5 +7,5 @@ final class Checkout: Sendable {}
 struct Done: VerifiedMail { typealias RequiredSender = Checkout }
 
 func finish(_ office: PostOffice) async {
-    await office.deliver(Done())
+    try await office.deliver(Done())
 }

@@ -33,6 +33,8 @@ ROWS = [  # (key, pattern for the row's first cell, in lower case without backti
     ("main-actor closure", r"main-actor closure"),
     ("main-actor method", r"main-actor method"),
     ("async closure", r"async closure"),
+    ("intercepting closure", r"intercepting closure"),
+    ("intercepting method", r"intercepting method"),
     ("actor method", r"actor method"),
     ("actor", r"actor\b"),
     ("closure", r"closure"),
@@ -102,7 +104,7 @@ def overloads(graph_path):
         path = symbol["pathComponents"]
         if len(path) != 2 or path[0] != "PostOffice" or symbol["kind"]["identifier"] != "swift.method":
             continue
-        if not (path[1].startswith("register(") or path[1].startswith("mail(of:")):
+        if not path[1].startswith(("register(", "intercept(", "mail(of:")):
             continue
         found.append(symbol)
     return found
@@ -139,6 +141,8 @@ def classify(symbol):
             row = "main-actor " + row
         elif re.search(r"\basync\b", handler):
             row = "async " + row
+    elif re.search(r"->\s*Consumption\s*$", handler):
+        row = "intercepting method" if handler.count("->") > 1 else "intercepting closure"
     elif handler.count("->") > 1:  # a method, passed unapplied: (R) -> (M) -> Void
         if "@MainActor" in handler:
             row = "main-actor method with queue" if queue else "main-actor method"
@@ -158,7 +162,8 @@ def classify(symbol):
 def handler_parameters(handler):
     """The parameters of the function a handler type finally calls: (R) -> @MainActor (M, S?) -> Void gives
     [M, S?]; an actor's isolated parameter is not one of them."""
-    text = re.sub(r"\s*->\s*Void\s*$", "", handler.strip())
+    text = re.sub(r"\s*->\s*(Void|Consumption)\s*$", "", handler.strip())
+    text = re.sub(r"\s*\bthrows(\(\w+\))?\s*$", "", text)
     text = re.sub(r"\s*\basync\s*$", "", text)
     if not text.endswith(")"):
         raise ValueError(f"cannot read the handler type {handler}")
@@ -213,9 +218,9 @@ def split_code_aware(text):
 
 def call_key(call, row, column):
     """The key of a call written in a cell, and why it cannot be one, if it cannot."""
-    match = re.match(r"^(register|mail)\s*(\((.*?)\))?\s*(\{(.*)\})?$", call)
+    match = re.match(r"^(register|intercept|mail)\s*(\((.*?)\))?\s*(\{(.*)\})?$", call)
     if not match:
-        return None, "not a call of register or mail"
+        return None, "not a call of register, intercept or mail"
     function, arguments, closure = match.group(1), split_top_level(match.group(3) or ""), match.group(5)
     labels = [a.split(":", 1)[0].strip() for a in arguments if re.match(r"^\w+\s*:", a)]
     positional = [a for a in arguments if not re.match(r"^\w+\s*:", a)]
@@ -231,6 +236,8 @@ def call_key(call, row, column):
         "main-actor closure": on_main and plain,
         "@MainActor closure": closure is not None and "@MainActor" in closure,
         "async closure": suspends and plain,
+        "intercepting closure": function == "intercept" and closure is not None,
+        "intercepting method": function == "intercept" and closure is None,
         "protocol": conforming and not on_main and not suspends,
         "main-actor protocol": conforming and on_main,
         "async protocol": conforming and suspends,
@@ -253,6 +260,7 @@ def call_key(call, row, column):
         ambiguous_optional = count == 2  # receive(_:from:) may take S or S?
     elif closure is not None:
         head = closure.split(" in", 1)[0].replace("@MainActor", "").replace("async", "").strip()
+        head = re.sub(r"\s*->\s*\w+$", "", head)
         if " in" not in closure and closure.strip():
             return None, "a closure without `in`"
         if head.startswith("(") and head.endswith(")"):
@@ -317,7 +325,7 @@ def main():
                         problems.append(f"{article_path}:{line}: {row}: `queue:` is not \"{cell}\" for every form")
                     continue
                 # Other code in a cell, an `async` method or `(mail, sender)`, is prose.
-                calls = [code for code in re.findall(r"`([^`]+)`", cell) if re.match(r"^(register|mail)\b", code)]
+                calls = [code for code in re.findall(r"`([^`]+)`", cell) if re.match(r"^(register|intercept|mail)\b", code)]
                 if not calls and not re.search(r"\bnone\b", cell):
                     problems.append(f"{article_path}:{line}: {row}, {column}: neither a form nor none: {cell}")
                 for call in calls:

@@ -4,8 +4,9 @@
 // runs it.
 //
 //   InstructionCounts <scenario> <count>
-//   scenarios: post-1-closure, post-100-closures, post-1-closure-1000-other-types,
-//              post-1-closure-1000-other-protocols, register-unregister-1000-others
+//   scenarios: post-1-closure, post-100-closures, post-100-closures-by-priority, post-1-closure-1000-other-types,
+//              post-1-closure-1000-other-protocols, post-1-throwing-closure, post-1-interceptor,
+//              register-unregister-1000-others
 import Mailroom
 
 #if canImport(Darwin)
@@ -23,6 +24,9 @@ protocol Unrelated: Mail {}
 
 /// A distinct mail type for each `Tag`, to fill an office with registrations of other types.
 struct Other<Tag>: Mail {}
+
+/// What a throwing handler would throw (it never does here).
+struct PingError: Error {}
 
 final class Sink: @unchecked Sendable {
     var total = 0
@@ -69,6 +73,12 @@ case "post-100-closures":
     for _ in 0..<100 {
         office.register { (ping: Ping) in sink.total &+= ping.value }
     }
+case "post-100-closures-by-priority":
+    // Each priority from -50 to 49, registered in an order that inserts most of them before others.
+    for index in 0..<100 {
+        let priority = Priority(Int16((index * 37) % 100 - 50))
+        office.register(priority: priority) { (ping: Ping) in sink.total &+= ping.value }
+    }
 case "post-1-closure-1000-other-types":
     registerOtherTypes(office, count: 1000)
     office.register { (ping: Ping) in sink.total &+= ping.value }
@@ -77,6 +87,16 @@ case "post-1-closure-1000-other-protocols":
         office.register(conformingTo: Unrelated.self) { _ in sink.total += 1 }
     }
     office.register { (ping: Ping) in sink.total &+= ping.value }
+case "post-1-throwing-closure":
+    office.register { (ping: Ping) throws(PingError) in
+        guard ping.value >= 0 else { throw PingError() }
+        sink.total &+= ping.value
+    }
+case "post-1-interceptor":
+    office.intercept { (ping: Ping) in
+        sink.total &+= ping.value
+        return .passOn
+    }
 case "register-unregister-1000-others":
     for offset in 0..<1000 {
         office.register { (ping: Ping) in sink.total &+= ping.value &+ offset }

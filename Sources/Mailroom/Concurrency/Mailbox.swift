@@ -4,7 +4,7 @@
 final class Mailbox: Sendable {
     /// One posted mail, copied, with its sender and the receipt of the `deliver(_:)` that waits for it.
     struct Letter: Sendable {
-        let mail: any Sendable
+        let mail: any Mail
         let sender: SendableObject?
         let receipt: Receipt?
     }
@@ -64,7 +64,7 @@ final class Mailbox: Sendable {
     }
 
     /// Adds a letter. Returns true when no task is draining the mailbox: the caller then starts one.
-    func append(_ mail: any Sendable, from sender: SendableObject?, receipt: Receipt?) -> Bool {
+    func append(_ mail: any Mail, from sender: SendableObject?, receipt: Receipt?) -> Bool {
         let letter = Letter(mail: mail, sender: sender, receipt: receipt)
         return state.withLock { $0.append(letter) }
     }

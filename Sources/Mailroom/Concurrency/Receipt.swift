@@ -1,10 +1,11 @@
-/// Counts the deliveries of one ``PostOffice/deliver(_:)`` that have not run yet, and resumes it when none is
-/// left.
+/// Counts the deliveries of one ``PostOffice/deliver(_:)-9cnzh`` that have not run yet, and collects the
+/// failures of its recipients; resumes it when no delivery is left.
 @usableFromInline
 final class Receipt: Sendable {
     private struct State {
         var pending = 0
         var waiter: CheckedContinuation<Void, Never>?
+        var failures: [(rank: UInt, failure: DeliveryFailure)] = []
     }
 
     private let state = Locked(State())
@@ -28,9 +29,15 @@ final class Receipt: Sendable {
         waiter?.resume()
     }
 
-    /// Returns once every deferred delivery ran or was dropped.
+    /// The handler of the registration of `rank` threw.
+    func record(_ failure: DeliveryFailure, rank: UInt) {
+        state.withLock { $0.failures.append((rank, failure)) }
+    }
+
+    /// Returns once every deferred delivery ran or was dropped, with the failures of every delivery, in the order
+    /// of their recipients' ranks.
     @usableFromInline
-    func wait() async {
+    func wait() async -> [DeliveryFailure] {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in
                 guard state.pending > 0 else { return true }
@@ -41,5 +48,6 @@ final class Receipt: Sendable {
                 continuation.resume()
             }
         }
+        return state.withLock { $0.failures }.sorted { $0.rank < $1.rank }.map(\.failure)
     }
 }

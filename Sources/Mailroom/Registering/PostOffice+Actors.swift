@@ -11,21 +11,24 @@ extension PostOffice {
     /// parameter: capturing it instead would keep it alive), for every posted `M`, whatever its sender.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register(self) { store, change in store.apply(change) }   // in actor Store
     /// ```
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail>(
+    public func register<A: Actor, M: Mail, E: Error>(
+        priority: Priority = .normal,
         _ actor: A,
-        _ handler: @escaping @Sendable (isolated A, M) -> Void
+        _ handler: @escaping @Sendable (isolated A, M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, recipient: actor,
-                .suspending { mail, sender, actor in await Registration.run(handler, on: actor.known(as: A.self), mail)
+                in: self, M.self, priority: priority, recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(handler, on: actor.known(as: A.self), mail)
                 }))
     }
 
@@ -34,18 +37,20 @@ extension PostOffice {
     /// subclass of it, which it receives.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         _ actor: A,
-        _ handler: @escaping @Sendable (isolated A, M, S) -> Void
+        _ handler: @escaping @Sendable (isolated A, M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: false), recipient: actor,
-                .suspending { mail, sender, actor in
-                    await Registration.run(handler, on: actor.known(as: A.self), mail, sender.known(as: S.self))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(handler, on: actor.known(as: A.self), mail, sender.known(as: S.self))
                 }))
     }
 
@@ -54,18 +59,21 @@ extension PostOffice {
     /// `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         _ actor: A,
-        _ handler: @escaping @Sendable (isolated A, M, S?) -> Void
+        _ handler: @escaping @Sendable (isolated A, M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: true), recipient: actor,
-                .suspending { mail, sender, actor in
-                    await Registration.run(handler, on: actor.known(as: A.self), mail, sender.knownOrNil(as: S.self))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(
+                        handler, on: actor.known(as: A.self), mail, sender.knownOrNil(as: S.self))
                 }))
     }
 
@@ -74,18 +82,21 @@ extension PostOffice {
     /// with `===`, held weakly).
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         _ actor: A,
-        _ handler: @escaping @Sendable (isolated A, M) -> Void
+        _ handler: @escaping @Sendable (isolated A, M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: actor,
-                .suspending { mail, sender, actor in await Registration.run(handler, on: actor.known(as: A.self), mail)
+                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(handler, on: actor.known(as: A.self), mail)
                 }))
     }
 
@@ -94,19 +105,21 @@ extension PostOffice {
     /// with `===`, held weakly), which it receives.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         _ actor: A,
-        _ handler: @escaping @Sendable (isolated A, M, S) -> Void
+        _ handler: @escaping @Sendable (isolated A, M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: actor,
-                .suspending { mail, sender, actor in
-                    await Registration.run(handler, on: actor.known(as: A.self), mail, sender.known(as: S.self))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(handler, on: actor.known(as: A.self), mail, sender.known(as: S.self))
                 }))
     }
 
@@ -115,19 +128,21 @@ extension PostOffice {
     /// its contents.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail>(
+    public func register<A: Actor, M: Mail, E: Error>(
+        priority: Priority = .normal,
         _ mailType: M.Type,
         _ actor: A,
-        _ handler: @escaping @Sendable (isolated A) -> Void
+        _ handler: @escaping @Sendable (isolated A) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, recipient: actor,
-                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) in
-                    await Registration.run(handler, on: actor.known(as: A.self))
+                in: self, M.self, priority: priority, recipient: actor,
+                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) async throws(E) in
+                    try await Registration.run(handler, on: actor.known(as: A.self))
                 }))
     }
 
@@ -136,60 +151,67 @@ extension PostOffice {
     /// with `===`, held weakly), for a handler that does not need its contents.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
         _ actor: A,
-        _ handler: @escaping @Sendable (isolated A) -> Void
+        _ handler: @escaping @Sendable (isolated A) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: actor,
-                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) in
-                    await Registration.run(handler, on: actor.known(as: A.self))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
+                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) async throws(E) in
+                    try await Registration.run(handler, on: actor.known(as: A.self))
                 }))
     }
 
     /// Registers the `async` `method` of `actor`, held weakly, for every posted `M`, whatever its sender.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register(store, Store.record)   // actor Store { func record(_ order: OrderPlaced) async }
     /// ```
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail>(
+    public func register<A: Actor, M: Mail, E: Error>(
+        priority: Priority = .normal,
         _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> (M) async -> Void
+        _ method: @escaping @Sendable (isolated A) -> (M) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, recipient: actor,
-                .suspending { mail, sender, actor in await Registration.run(method, on: actor.known(as: A.self), mail) }
-            ))
+                in: self, M.self, priority: priority, recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(method, on: actor.known(as: A.self), mail)
+                }))
     }
 
     /// Registers the `async` `method` of `actor`, held weakly, for every `M` posted with a sender of class `S` or a
     /// subclass of it, which it receives.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> (M, S) async -> Void
+        _ method: @escaping @Sendable (isolated A) -> (M, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: false), recipient: actor,
-                .suspending { mail, sender, actor in
-                    await Registration.run(method, on: actor.known(as: A.self), mail, sender.known(as: S.self))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(method, on: actor.known(as: A.self), mail, sender.known(as: S.self))
                 }))
     }
 
@@ -197,18 +219,20 @@ extension PostOffice {
     /// `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> (M, S?) async -> Void
+        _ method: @escaping @Sendable (isolated A) -> (M, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: true), recipient: actor,
-                .suspending { mail, sender, actor in
-                    await Registration.run(method, on: actor.known(as: A.self), mail, sender.knownOrNil(as: S.self))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(method, on: actor.known(as: A.self), mail, sender.knownOrNil(as: S.self))
                 }))
     }
 
@@ -216,38 +240,43 @@ extension PostOffice {
     /// with `===`, held weakly).
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> (M) async -> Void
+        _ method: @escaping @Sendable (isolated A) -> (M) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: actor,
-                .suspending { mail, sender, actor in await Registration.run(method, on: actor.known(as: A.self), mail) }
-            ))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(method, on: actor.known(as: A.self), mail)
+                }))
     }
 
     /// Registers the `async` `method` of `actor`, held weakly, for every `M` posted by exactly `sender` (compared
     /// with `===`, held weakly), which it receives.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> (M, S) async -> Void
+        _ method: @escaping @Sendable (isolated A) -> (M, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: actor,
-                .suspending { mail, sender, actor in
-                    await Registration.run(method, on: actor.known(as: A.self), mail, sender.known(as: S.self))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
+                .suspending { mail, sender, actor async throws(E) in
+                    try await Registration.run(method, on: actor.known(as: A.self), mail, sender.known(as: S.self))
                 }))
     }
 
@@ -255,19 +284,21 @@ extension PostOffice {
     /// need its contents.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail>(
+    public func register<A: Actor, M: Mail, E: Error>(
+        priority: Priority = .normal,
         _ mailType: M.Type,
         _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> () async -> Void
+        _ method: @escaping @Sendable (isolated A) -> () async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, recipient: actor,
-                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) in
-                    await Registration.run(method, on: actor.known(as: A.self))
+                in: self, M.self, priority: priority, recipient: actor,
+                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) async throws(E) in
+                    try await Registration.run(method, on: actor.known(as: A.self))
                 }))
     }
 
@@ -275,20 +306,22 @@ extension PostOffice {
     /// with `===`, held weakly), for a handler that does not need its contents.
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped.
+    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable>(
+    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
         _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> () async -> Void
+        _ method: @escaping @Sendable (isolated A) -> () async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: actor,
-                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) in
-                    await Registration.run(method, on: actor.known(as: A.self))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
+                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) async throws(E) in
+                    try await Registration.run(method, on: actor.known(as: A.self))
                 }))
     }
 }

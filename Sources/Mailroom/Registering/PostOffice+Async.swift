@@ -9,115 +9,144 @@ extension PostOffice {
     /// sender.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register { (order: OrderPlaced) async in await ledger.record(order) }
     /// ```
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail>(
-        _ handler: @escaping @Sendable (M) async -> Void
+    public func register<M: Mail, E: Error>(
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (M) async throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, M.self, .suspending { mail, sender, _ in await handler(mail) }))
+        enroll(
+            Registration(
+                in: self, M.self, priority: priority,
+                .suspending { mail, sender, _ async throws(E) in try await handler(mail) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every `M` posted with a sender
     /// of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
-        _ handler: @escaping @Sendable (M, S) async -> Void
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (M, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: false),
-                .suspending { mail, sender, _ in await handler(mail, sender.known(as: S.self)) }))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                .suspending { mail, sender, _ async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every `M` posted with no sender
     /// (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
-        _ handler: @escaping @Sendable (M, S?) async -> Void
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (M, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: true),
-                .suspending { mail, sender, _ in await handler(mail, sender.knownOrNil(as: S.self)) }))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                .suspending { mail, sender, _ async throws(E) in try await handler(mail, sender.knownOrNil(as: S.self))
+                }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every `M` posted by exactly
     /// `sender` (compared with `===`, held weakly).
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
-        _ handler: @escaping @Sendable (M) async -> Void
+        _ handler: @escaping @Sendable (M) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(in: self, M.self, exactSender: sender, .suspending { mail, sender, _ in await handler(mail) }))
+            Registration(
+                in: self, M.self, priority: priority, exactSender: sender,
+                .suspending { mail, sender, _ async throws(E) in try await handler(mail) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every `M` posted by exactly
     /// `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
-        _ handler: @escaping @Sendable (M, S) async -> Void
+        _ handler: @escaping @Sendable (M, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender,
-                .suspending { mail, sender, _ in await handler(mail, sender.known(as: S.self)) }))
+                in: self, M.self, priority: priority, exactSender: sender,
+                .suspending { mail, sender, _ async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every posted `M`, for a handler
     /// that does not need its contents.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail>(
+    public func register<M: Mail, E: Error>(
+        priority: Priority = .normal,
         _ mailType: M.Type,
-        _ handler: @escaping @Sendable () async -> Void
+        _ handler: @escaping @Sendable () async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, .suspending { (_: M, sender: SendableObject?, _: SendableObject?) in await handler() }
-            ))
+                in: self, M.self, priority: priority,
+                .suspending { (_: M, sender: SendableObject?, _: SendableObject?) async throws(E) in try await handler()
+                }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every `M` posted by exactly
     /// `sender` (compared with `===`, held weakly), for a handler that does not need its contents.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
-        _ handler: @escaping @Sendable () async -> Void
+        _ handler: @escaping @Sendable () async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender,
-                .suspending { (_: M, sender: SendableObject?, _: SendableObject?) in await handler() }))
+                in: self, M.self, priority: priority, exactSender: sender,
+                .suspending { (_: M, sender: SendableObject?, _: SendableObject?) async throws(E) in try await handler()
+                }))
     }
 }

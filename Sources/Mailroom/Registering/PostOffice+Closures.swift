@@ -13,151 +13,192 @@ extension PostOffice {
     /// Registers `handler`, held strongly until it is unregistered, for every posted `M`, whatever its sender.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register { (change: CartChanged) in badge.count = change.itemCount }
     /// ```
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail>(
+    public func register<M: Mail, E: Error>(
         queue: DispatchQueue? = nil,
-        _ handler: @escaping @Sendable (M) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (M) throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, M.self, .on(queue) { mail, sender, _ in handler(mail.read(as: M.self)) }))
+        enroll(
+            Registration(
+                in: self, M.self, priority: priority,
+                .on(queue) { mail, sender, _ throws(E) in try handler(mail.read(as: M.self)) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted with a sender of class `S`
     /// or a subclass of it, which it receives.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
-        _ handler: @escaping @Sendable (M, S) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: false),
-                .on(queue) { mail, sender, _ in handler(mail.read(as: M.self), sender.known(as: S.self)) }))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                .on(queue) { mail, sender, _ throws(E) in try handler(mail.read(as: M.self), sender.known(as: S.self)) }
+            ))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted with no sender (it
     /// receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
-        _ handler: @escaping @Sendable (M, S?) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: true),
-                .on(queue) { mail, sender, _ in handler(mail.read(as: M.self), sender.knownOrNil(as: S.self)) }))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                .on(queue) { mail, sender, _ throws(E) in
+                    try handler(mail.read(as: M.self), sender.knownOrNil(as: S.self))
+                }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted by exactly `sender`
     /// (compared with `===`, held weakly).
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
-        _ handler: @escaping @Sendable (M) -> Void
+        _ handler: @escaping @Sendable (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, .on(queue) { mail, sender, _ in handler(mail.read(as: M.self)) })
-        )
+                in: self, M.self, priority: priority, exactSender: sender,
+                .on(queue) { mail, sender, _ throws(E) in try handler(mail.read(as: M.self)) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted by exactly `sender`
     /// (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
-        _ handler: @escaping @Sendable (M, S) -> Void
+        _ handler: @escaping @Sendable (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender,
-                .on(queue) { mail, sender, _ in handler(mail.read(as: M.self), sender.known(as: S.self)) }))
+                in: self, M.self, priority: priority, exactSender: sender,
+                .on(queue) { mail, sender, _ throws(E) in try handler(mail.read(as: M.self), sender.known(as: S.self)) }
+            ))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every posted `M`, for a handler that does
     /// not need its contents.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail>(
+    public func register<M: Mail, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         _ mailType: M.Type,
-        _ handler: @escaping @Sendable () -> Void
+        _ handler: @escaping @Sendable () throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, M.self, .on(queue) { mail, sender, _ in handler() }))
+        enroll(
+            Registration(
+                in: self, M.self, priority: priority, .on(queue) { mail, sender, _ throws(E) in try handler() }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted by exactly `sender`
     /// (compared with `===`, held weakly), for a handler that does not need its contents.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
-        _ handler: @escaping @Sendable () -> Void
+        _ handler: @escaping @Sendable () throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, M.self, exactSender: sender, .on(queue) { mail, sender, _ in handler() }))
+        enroll(
+            Registration(
+                in: self, M.self, priority: priority, exactSender: sender,
+                .on(queue) { mail, sender, _ throws(E) in try handler() }))
     }
 
     /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
     /// posted `M`, whatever its sender.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register(self, Screen.receive)
     /// ```
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail>(
+    public func register<R: AnyObject & Sendable, M: Mail, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> (M) -> Void
+        _ method: @escaping @Sendable (R) -> (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, recipient: recipient,
-                .on(queue) { mail, sender, recipient in method(recipient.known(as: R.self))(mail.read(as: M.self)) }))
+                in: self, M.self, priority: priority, recipient: recipient,
+                .on(queue) { mail, sender, recipient throws(E) in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self))
+                }))
     }
 
     /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
     /// `M` posted with a sender of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> (M, S) -> Void
+        _ method: @escaping @Sendable (R) -> (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: false), recipient: recipient,
-                .on(queue) { mail, sender, recipient in
-                    method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: recipient,
+                .on(queue) { mail, sender, recipient throws(E) in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
     }
 
@@ -165,18 +206,21 @@ extension PostOffice {
     /// `M` posted with no sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> (M, S?) -> Void
+        _ method: @escaping @Sendable (R) -> (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: true), recipient: recipient,
-                .on(queue) { mail, sender, recipient in
-                    method(recipient.known(as: R.self))(mail.read(as: M.self), sender.knownOrNil(as: S.self))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: recipient,
+                .on(queue) { mail, sender, recipient throws(E) in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.knownOrNil(as: S.self))
                 }))
     }
 
@@ -184,37 +228,45 @@ extension PostOffice {
     /// `M` posted by exactly `sender` (compared with `===`, held weakly).
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> (M) -> Void
+        _ method: @escaping @Sendable (R) -> (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: recipient,
-                .on(queue) { mail, sender, recipient in method(recipient.known(as: R.self))(mail.read(as: M.self)) }))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
+                .on(queue) { mail, sender, recipient throws(E) in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self))
+                }))
     }
 
     /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
     /// `M` posted by exactly `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> (M, S) -> Void
+        _ method: @escaping @Sendable (R) -> (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: recipient,
-                .on(queue) { mail, sender, recipient in
-                    method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
+                .on(queue) { mail, sender, recipient throws(E) in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
     }
 
@@ -222,18 +274,21 @@ extension PostOffice {
     /// posted `M`, for a handler that does not need its contents.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail>(
+    public func register<R: AnyObject & Sendable, M: Mail, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> () -> Void
+        _ method: @escaping @Sendable (R) -> () throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, recipient: recipient,
-                .on(queue) { mail, sender, recipient in method(recipient.known(as: R.self))() }))
+                in: self, M.self, priority: priority, recipient: recipient,
+                .on(queue) { mail, sender, recipient throws(E) in try method(recipient.known(as: R.self))() }))
     }
 
     /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
@@ -241,18 +296,21 @@ extension PostOffice {
     /// contents.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: @escaping @Sendable (R) -> () -> Void
+        _ method: @escaping @Sendable (R) -> () throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: recipient,
-                .on(queue) { mail, sender, recipient in method(recipient.known(as: R.self))() }))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
+                .on(queue) { mail, sender, recipient throws(E) in try method(recipient.known(as: R.self))() }))
     }
 }

@@ -17,10 +17,11 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail>(
         queue: DispatchQueue?,
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M) throws -> Void
     ) -> RecipientId {
-        register(recipient, method)
+        register(priority: priority, recipient, method)
     }
 
     /// Deprecated: a main-actor method is delivered on the main actor, and `queue` is ignored. Remove `queue:`.
@@ -28,10 +29,11 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         queue: DispatchQueue?,
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M, S) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S) throws -> Void
     ) -> RecipientId {
-        register(recipient, method)
+        register(priority: priority, recipient, method)
     }
 
     /// Deprecated: a main-actor method is delivered on the main actor, and `queue` is ignored. Remove `queue:`.
@@ -39,10 +41,11 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         queue: DispatchQueue?,
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M, S?) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S?) throws -> Void
     ) -> RecipientId {
-        register(recipient, method)
+        register(priority: priority, recipient, method)
     }
 
     /// Deprecated: a main-actor method is delivered on the main actor, and `queue` is ignored. Remove `queue:`.
@@ -50,11 +53,12 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         queue: DispatchQueue?,
+        priority: Priority = .normal,
         sender: S,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M) throws -> Void
     ) -> RecipientId {
-        register(sender: sender, recipient, method)
+        register(priority: priority, sender: sender, recipient, method)
     }
 
     /// Deprecated: a main-actor method is delivered on the main actor, and `queue` is ignored. Remove `queue:`.
@@ -62,11 +66,12 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         queue: DispatchQueue?,
+        priority: Priority = .normal,
         sender: S,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M, S) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S) throws -> Void
     ) -> RecipientId {
-        register(sender: sender, recipient, method)
+        register(priority: priority, sender: sender, recipient, method)
     }
 
     /// Deprecated: a main-actor method is delivered on the main actor, and `queue` is ignored. Remove `queue:`.
@@ -74,11 +79,12 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail>(
         queue: DispatchQueue?,
+        priority: Priority = .normal,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor () -> Void
+        _ method: sending @escaping (R) -> @MainActor () throws -> Void
     ) -> RecipientId {
-        register(mailType, recipient, method)
+        register(priority: priority, mailType, recipient, method)
     }
 
     /// Deprecated: a main-actor method is delivered on the main actor, and `queue` is ignored. Remove `queue:`.
@@ -86,12 +92,13 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         queue: DispatchQueue?,
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor () -> Void
+        _ method: sending @escaping (R) -> @MainActor () throws -> Void
     ) -> RecipientId {
-        register(sender: sender, mailType, recipient, method)
+        register(priority: priority, sender: sender, mailType, recipient, method)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor, as with `register(on: .mainActor)`, which it should say.
@@ -100,11 +107,12 @@ extension PostOffice {
         message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
     )
     @inlinable @discardableResult
-    public func register<M: Mail>(
+    public func register<M: Mail, E: Error>(
         queue: DispatchQueue? = nil,
-        _ handler: sending @escaping @MainActor (M) -> Void
+        priority: Priority = .normal,
+        _ handler: sending @escaping @MainActor (M) throws(E) -> Void
     ) -> RecipientId {
-        register(on: .mainActor, handler)
+        register(on: .mainActor, priority: priority, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor, as with `register(on: .mainActor)`, which it should say.
@@ -113,11 +121,12 @@ extension PostOffice {
         message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
     )
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
-        _ handler: sending @escaping @MainActor (M, S) -> Void
+        priority: Priority = .normal,
+        _ handler: sending @escaping @MainActor (M, S) throws(E) -> Void
     ) -> RecipientId {
-        register(on: .mainActor, handler)
+        register(on: .mainActor, priority: priority, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor, as with `register(on: .mainActor)`, which it should say.
@@ -126,11 +135,12 @@ extension PostOffice {
         message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
     )
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
-        _ handler: sending @escaping @MainActor (M, S?) -> Void
+        priority: Priority = .normal,
+        _ handler: sending @escaping @MainActor (M, S?) throws(E) -> Void
     ) -> RecipientId {
-        register(on: .mainActor, handler)
+        register(on: .mainActor, priority: priority, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor, as with `register(on: .mainActor)`, which it should say.
@@ -139,12 +149,13 @@ extension PostOffice {
         message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
     )
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
-        _ handler: sending @escaping @MainActor (M) -> Void
+        _ handler: sending @escaping @MainActor (M) throws(E) -> Void
     ) -> RecipientId {
-        register(on: .mainActor, sender: sender, handler)
+        register(on: .mainActor, priority: priority, sender: sender, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor, as with `register(on: .mainActor)`, which it should say.
@@ -153,12 +164,13 @@ extension PostOffice {
         message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
     )
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
-        _ handler: sending @escaping @MainActor (M, S) -> Void
+        _ handler: sending @escaping @MainActor (M, S) throws(E) -> Void
     ) -> RecipientId {
-        register(on: .mainActor, sender: sender, handler)
+        register(on: .mainActor, priority: priority, sender: sender, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor, as with `register(on: .mainActor)`, which it should say.
@@ -167,12 +179,13 @@ extension PostOffice {
         message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
     )
     @inlinable @discardableResult
-    public func register<M: Mail>(
+    public func register<M: Mail, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         _ mailType: M.Type,
-        _ handler: sending @escaping @MainActor () -> Void
+        _ handler: sending @escaping @MainActor () throws(E) -> Void
     ) -> RecipientId {
-        register(on: .mainActor, mailType, handler)
+        register(on: .mainActor, priority: priority, mailType, handler)
     }
 
     /// Deprecated: a `@MainActor` closure is delivered on the main actor, as with `register(on: .mainActor)`, which it should say.
@@ -181,12 +194,13 @@ extension PostOffice {
         message: "a @MainActor closure is delivered on the main actor: write register(on: .mainActor) { ... }"
     )
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
-        _ handler: sending @escaping @MainActor () -> Void
+        _ handler: sending @escaping @MainActor () throws(E) -> Void
     ) -> RecipientId {
-        register(on: .mainActor, sender: sender, mailType, handler)
+        register(on: .mainActor, priority: priority, sender: sender, mailType, handler)
     }
 }

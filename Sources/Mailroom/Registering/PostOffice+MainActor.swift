@@ -11,127 +11,156 @@ extension PostOffice {
     /// its sender.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register(on: .mainActor) { (change: CartChanged) in self.badge = change.itemCount }
     /// ```
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail>(
+    public func register<M: Mail, E: Error>(
         on _: MainActorDelivery,
-        _ handler: @escaping @MainActor (M) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @MainActor (M) throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, M.self, .onMainActor { mail, sender, _ in handler(mail) }))
+        enroll(
+            Registration(
+                in: self, M.self, priority: priority, .onMainActor { mail, sender, _ throws(E) in try handler(mail) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted with a
     /// sender of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
-        _ handler: @escaping @MainActor (M, S) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @MainActor (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: false),
-                .onMainActor { mail, sender, _ in handler(mail, sender.known(as: S.self)) }))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                .onMainActor { mail, sender, _ throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted with no
     /// sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
-        _ handler: @escaping @MainActor (M, S?) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @MainActor (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: true),
-                .onMainActor { mail, sender, _ in handler(mail, sender.knownOrNil(as: S.self)) }))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                .onMainActor { mail, sender, _ throws(E) in try handler(mail, sender.knownOrNil(as: S.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
     /// `sender` (compared with `===`, held weakly).
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         sender: S,
-        _ handler: @escaping @MainActor (M) -> Void
+        _ handler: @escaping @MainActor (M) throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, M.self, exactSender: sender, .onMainActor { mail, sender, _ in handler(mail) }))
+        enroll(
+            Registration(
+                in: self, M.self, priority: priority, exactSender: sender,
+                .onMainActor { mail, sender, _ throws(E) in try handler(mail) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
     /// `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         sender: S,
-        _ handler: @escaping @MainActor (M, S) -> Void
+        _ handler: @escaping @MainActor (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender,
-                .onMainActor { mail, sender, _ in handler(mail, sender.known(as: S.self)) }))
+                in: self, M.self, priority: priority, exactSender: sender,
+                .onMainActor { mail, sender, _ throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every posted `M`, for a
     /// handler that does not need its contents.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail>(
+    public func register<M: Mail, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         _ mailType: M.Type,
-        _ handler: @escaping @MainActor () -> Void
+        _ handler: @escaping @MainActor () throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, .onMainActor { (_: M, sender: SendableObject?, _: SendableObject?) in handler() }))
+                in: self, M.self, priority: priority,
+                .onMainActor { (_: M, sender: SendableObject?, _: SendableObject?) throws(E) in try handler() }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
     /// `sender` (compared with `===`, held weakly), for a handler that does not need its contents.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable>(
+    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
-        _ handler: @escaping @MainActor () -> Void
+        _ handler: @escaping @MainActor () throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender,
-                .onMainActor { (_: M, sender: SendableObject?, _: SendableObject?) in handler() }))
+                in: self, M.self, priority: priority, exactSender: sender,
+                .onMainActor { (_: M, sender: SendableObject?, _: SendableObject?) throws(E) in try handler() }))
     }
 
     /// Registers the main-actor `method` of `recipient`, held weakly, for every posted `M`, whatever its sender.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register(self, CartViewModel.update)   // @MainActor final class CartViewModel
@@ -139,31 +168,35 @@ extension PostOffice {
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail>(
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M) throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, recipient: recipient,
-                .onMainActor { mail, sender, recipient in method(recipient.known(as: R.self))(mail) }))
+                in: self, M.self, priority: priority, recipient: recipient,
+                .onMainActor { mail, sender, recipient throws in try method(recipient.known(as: R.self))(mail) }))
     }
 
     /// Registers the main-actor `method` of `recipient`, held weakly, for every `M` posted with a sender of class
     /// `S` or a subclass of it, which it receives.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M, S) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S) throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: false), recipient: recipient,
-                .onMainActor { mail, sender, recipient in
-                    method(recipient.known(as: R.self))(mail, sender.known(as: S.self))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: recipient,
+                .onMainActor { mail, sender, recipient throws in
+                    try method(recipient.known(as: R.self))(mail, sender.known(as: S.self))
                 }))
     }
 
@@ -171,18 +204,21 @@ extension PostOffice {
     /// receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+        priority: Priority = .normal,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M, S?) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S?) throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, senders: .kind(S.self, orNoSender: true), recipient: recipient,
-                .onMainActor { mail, sender, recipient in
-                    method(recipient.known(as: R.self))(mail, sender.knownOrNil(as: S.self))
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: recipient,
+                .onMainActor { mail, sender, recipient throws in
+                    try method(recipient.known(as: R.self))(mail, sender.knownOrNil(as: S.self))
                 }))
     }
 
@@ -190,37 +226,43 @@ extension PostOffice {
     /// (compared with `===`, held weakly).
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+        priority: Priority = .normal,
         sender: S,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M) throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: recipient,
-                .onMainActor { mail, sender, recipient in method(recipient.known(as: R.self))(mail) }))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
+                .onMainActor { mail, sender, recipient throws in try method(recipient.known(as: R.self))(mail) }))
     }
 
     /// Registers the main-actor `method` of `recipient`, held weakly, for every `M` posted by exactly `sender`
     /// (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+        priority: Priority = .normal,
         sender: S,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M, S) -> Void
+        _ method: sending @escaping (R) -> @MainActor (M, S) throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: recipient,
-                .onMainActor { mail, sender, recipient in
-                    method(recipient.known(as: R.self))(mail, sender.known(as: S.self))
+                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
+                .onMainActor { mail, sender, recipient throws in
+                    try method(recipient.known(as: R.self))(mail, sender.known(as: S.self))
                 }))
     }
 
@@ -228,19 +270,22 @@ extension PostOffice {
     /// not need its contents.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail>(
+        priority: Priority = .normal,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor () -> Void
+        _ method: sending @escaping (R) -> @MainActor () throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, recipient: recipient,
-                .onMainActor { (_: M, sender: SendableObject?, recipient: SendableObject?) in
-                    method(recipient.known(as: R.self))()
+                in: self, M.self, priority: priority, recipient: recipient,
+                .onMainActor { (_: M, sender: SendableObject?, recipient: SendableObject?) throws in
+                    try method(recipient.known(as: R.self))()
                 }))
     }
 
@@ -248,20 +293,23 @@ extension PostOffice {
     /// (compared with `===`, held weakly), for a handler that does not need its contents.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
+        priority: Priority = .normal,
         sender: S,
         _ mailType: M.Type,
         _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor () -> Void
+        _ method: sending @escaping (R) -> @MainActor () throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, exactSender: sender, recipient: recipient,
-                .onMainActor { (_: M, sender: SendableObject?, recipient: SendableObject?) in
-                    method(recipient.known(as: R.self))()
+                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
+                .onMainActor { (_: M, sender: SendableObject?, recipient: SendableObject?) throws in
+                    try method(recipient.known(as: R.self))()
                 }))
     }
 }

@@ -15,276 +15,338 @@ extension PostOffice {
     /// whatever its sender.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register(conformingTo: Alert.self) { alert in banner.show(alert.message) }
     /// ```
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P>(
+    public func register<P, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P) -> Void
+        _ handler: @escaping @Sendable (P) throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, conformingTo: P.self, .on(queue) { mail, sender in handler(mail) }))
+        enroll(
+            Registration(
+                in: self, conformingTo: P.self, priority: priority,
+                .on(queue) { mail, sender throws(E) in try handler(mail) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted with a
     /// sender of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P, S) -> Void
+        _ handler: @escaping @Sendable (P, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, senders: .kind(S.self, orNoSender: false),
-                .on(queue) { mail, sender in handler(mail, sender.known(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                .on(queue) { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted with no
     /// sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P, S?) -> Void
+        _ handler: @escaping @Sendable (P, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, senders: .kind(S.self, orNoSender: true),
-                .on(queue) { mail, sender in handler(mail, sender.knownOrNil(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                .on(queue) { mail, sender throws(E) in try handler(mail, sender.knownOrNil(as: S.self)) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted by
     /// exactly `sender` (compared with `===`, held weakly).
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P) -> Void
+        _ handler: @escaping @Sendable (P) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, exactSender: sender, .on(queue) { mail, sender in handler(mail) }))
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
+                .on(queue) { mail, sender throws(E) in try handler(mail) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted by
     /// exactly `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
+        priority: Priority = .normal,
         sender: S,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P, S) -> Void
+        _ handler: @escaping @Sendable (P, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, exactSender: sender,
-                .on(queue) { mail, sender in handler(mail, sender.known(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
+                .on(queue) { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every posted mail conforming
     /// to `P`, whatever its sender.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P>(
+    public func register<P, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @MainActor (P) -> Void
+        _ handler: @escaping @MainActor (P) throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, conformingTo: P.self, .onMainActor { mail, sender in handler(mail) }))
+        enroll(
+            Registration(
+                in: self, conformingTo: P.self, priority: priority,
+                .onMainActor { mail, sender throws(E) in try handler(mail) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
     /// posted with a sender of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @MainActor (P, S) -> Void
+        _ handler: @escaping @MainActor (P, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, senders: .kind(S.self, orNoSender: false),
-                .onMainActor { mail, sender in handler(mail, sender.known(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                .onMainActor { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
     /// posted with no sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @MainActor (P, S?) -> Void
+        _ handler: @escaping @MainActor (P, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, senders: .kind(S.self, orNoSender: true),
-                .onMainActor { mail, sender in handler(mail, sender.knownOrNil(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                .onMainActor { mail, sender throws(E) in try handler(mail, sender.knownOrNil(as: S.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
     /// posted by exactly `sender` (compared with `===`, held weakly).
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         sender: S,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @MainActor (P) -> Void
+        _ handler: @escaping @MainActor (P) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, exactSender: sender, .onMainActor { mail, sender in handler(mail) }))
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
+                .onMainActor { mail, sender throws(E) in try handler(mail) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
     /// posted by exactly `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
         on _: MainActorDelivery,
+        priority: Priority = .normal,
         sender: S,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @MainActor (P, S) -> Void
+        _ handler: @escaping @MainActor (P, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, exactSender: sender,
-                .onMainActor { mail, sender in handler(mail, sender.known(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
+                .onMainActor { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every posted mail conforming to
     /// `P`, whatever its sender.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P>(
+    public func register<P, E: Error>(
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P) async -> Void
+        _ handler: @escaping @Sendable (P) async throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, conformingTo: P.self, .suspending { mail, sender in await handler(mail) }))
+        enroll(
+            Registration(
+                in: self, conformingTo: P.self, priority: priority,
+                .suspending { mail, sender async throws(E) in try await handler(mail) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
     /// posted with a sender of class `S` or a subclass of it, which it receives.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P, S) async -> Void
+        _ handler: @escaping @Sendable (P, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, senders: .kind(S.self, orNoSender: false),
-                .suspending { mail, sender in await handler(mail, sender.known(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                .suspending { mail, sender async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
     /// posted with no sender (it receives `nil`) or with a sender of class `S` or a subclass of it.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P, S?) async -> Void
+        _ handler: @escaping @Sendable (P, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, senders: .kind(S.self, orNoSender: true),
-                .suspending { mail, sender in await handler(mail, sender.knownOrNil(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                .suspending { mail, sender async throws(E) in try await handler(mail, sender.knownOrNil(as: S.self)) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
     /// posted by exactly `sender` (compared with `===`, held weakly).
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P) async -> Void
+        _ handler: @escaping @Sendable (P) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, exactSender: sender, .suspending { mail, sender in await handler(mail) }
-            ))
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
+                .suspending { mail, sender async throws(E) in try await handler(mail) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
     /// posted by exactly `sender` (compared with `===`, held weakly), which it receives.
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable>(
+    public func register<P, S: AnyObject & Sendable, E: Error>(
+        priority: Priority = .normal,
         sender: S,
         conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P, S) async -> Void
+        _ handler: @escaping @Sendable (P, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, exactSender: sender,
-                .suspending { mail, sender in await handler(mail, sender.known(as: S.self)) }))
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
+                .suspending { mail, sender async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for all mail posted to the office, whatever its
     /// type and sender: a wiretap (mail that only wiretaps receive is still ``UndeliveredMail``).
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     ///
     /// ```swift
     /// office.register { (mail: any Mail) in logger.debug("posted \(mail)") }
     /// ```
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register(
+    public func register<E: Error>(
         queue: DispatchQueue? = nil,
-        _ handler: @escaping @Sendable (any Mail) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (any Mail) throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, conformingTo: (any Mail).self, .on(queue) { mail, sender in handler(mail) }))
+        enroll(
+            Registration(
+                in: self, conformingTo: (any Mail).self, priority: priority,
+                .on(queue) { mail, sender throws(E) in try handler(mail) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for all mail posted to the office, whatever its
@@ -292,14 +354,19 @@ extension PostOffice {
     /// still ``UndeliveredMail``).
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
+    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register(
+    public func register<E: Error>(
         queue: DispatchQueue? = nil,
-        _ handler: @escaping @Sendable (any Mail, (any AnyObject & Sendable)?) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (any Mail, (any AnyObject & Sendable)?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(in: self, conformingTo: (any Mail).self, .on(queue) { mail, sender in handler(mail, sender) }))
+            Registration(
+                in: self, conformingTo: (any Mail).self, priority: priority,
+                .on(queue) { mail, sender throws(E) in try handler(mail, sender) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for all mail posted to the
@@ -307,14 +374,20 @@ extension PostOffice {
     /// ``UndeliveredMail``).
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register(
+    public func register<E: Error>(
         on _: MainActorDelivery,
-        _ handler: @escaping @MainActor (any Mail) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @MainActor (any Mail) throws(E) -> Void
     ) -> RecipientId {
-        enroll(Registration(in: self, conformingTo: (any Mail).self, .onMainActor { mail, sender in handler(mail) }))
+        enroll(
+            Registration(
+                in: self, conformingTo: (any Mail).self, priority: priority,
+                .onMainActor { mail, sender throws(E) in try handler(mail) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for all mail posted to the
@@ -322,30 +395,39 @@ extension PostOffice {
     /// wiretaps receive is still ``UndeliveredMail``).
     ///
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order.
+    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
+    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
+    /// posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register(
+    public func register<E: Error>(
         on _: MainActorDelivery,
-        _ handler: @escaping @MainActor (any Mail, (any AnyObject & Sendable)?) -> Void
+        priority: Priority = .normal,
+        _ handler: @escaping @MainActor (any Mail, (any AnyObject & Sendable)?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: (any Mail).self, .onMainActor { mail, sender in handler(mail, sender) }))
+                in: self, conformingTo: (any Mail).self, priority: priority,
+                .onMainActor { mail, sender throws(E) in try handler(mail, sender) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for all mail posted to the office,
     /// whatever its type and sender: a wiretap (mail that only wiretaps receive is still ``UndeliveredMail``).
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register(
-        _ handler: @escaping @Sendable (any Mail) async -> Void
+    public func register<E: Error>(
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (any Mail) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(in: self, conformingTo: (any Mail).self, .suspending { mail, sender in await handler(mail) }))
+            Registration(
+                in: self, conformingTo: (any Mail).self, priority: priority,
+                .suspending { mail, sender async throws(E) in try await handler(mail) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for all mail posted to the office,
@@ -353,14 +435,18 @@ extension PostOffice {
     /// receive is still ``UndeliveredMail``).
     ///
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-1sj9k`` does.
+    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
+    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
+    /// failure is posted as a ``DeliveryFailure``.
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
-    public func register(
-        _ handler: @escaping @Sendable (any Mail, (any AnyObject & Sendable)?) async -> Void
+    public func register<E: Error>(
+        priority: Priority = .normal,
+        _ handler: @escaping @Sendable (any Mail, (any AnyObject & Sendable)?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: (any Mail).self, .suspending { mail, sender in await handler(mail, sender) }))
+                in: self, conformingTo: (any Mail).self, priority: priority,
+                .suspending { mail, sender async throws(E) in try await handler(mail, sender) }))
     }
 }

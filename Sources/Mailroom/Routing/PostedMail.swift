@@ -20,8 +20,11 @@ struct PostedMail {
 
     /// Calls `body` with `mail` lent as posted mail.
     @inline(__always)
-    static func lend<M: Mail, Result>(_ mail: M, _ body: (PostedMail) -> Result) -> Result {
-        withUnsafePointer(to: mail) { body(PostedMail(UnsafeRawPointer($0), type: Swift.type(of: mail))) }
+    static func lend<M: Mail, Result, E: Error>(_ mail: M, _ body: (PostedMail) throws(E) -> Result) throws(E) -> Result
+    {
+        try withUnsafePointer(to: mail) { pointer throws(E) in
+            try body(PostedMail(UnsafeRawPointer(pointer), type: Swift.type(of: mail)))
+        }
     }
 
     /// The mail, as `M`: the type the reading registration was made for.

@@ -1,7 +1,7 @@
 extension Registration {
     /// Like ``Handler``, for a registration for a protocol: the mail comes boxed, to be cast to it.
     typealias ConformingHandler =
-        @Sendable (_ mail: any Mail, _ sender: SendableObject?, _ recipient: SendableObject?) -> Void
+        @Sendable (_ mail: any Mail, _ sender: SendableObject?, _ recipient: SendableObject?) throws -> Void
 
     /// What a registration for a protocol needs: which mail conforms, and its handler.
     struct Conformance: Sendable {

@@ -7,13 +7,15 @@ extension Registration {
         case dropped
         /// A wiretap (`any Mail`) took it: that does not count as received, for ``UndeliveredMail``.
         case observed
-        /// The handler ran, or will run on its queue, actor or task.
+        /// The handler ran (or threw), or will run on its queue, actor or task.
         case received
+        /// The handler ran and consumed the mail: the post ends.
+        case consumed
     }
 
     /// Delivers mail of dynamic type `mailType` (the registered mail type, a subclass of it, or a type that
     /// conforms to the registered protocol) from a sender this registration accepts. A delivery that does not
-    /// run now joins `receipt`, if given, until it ran.
+    /// run now joins `receipt`, if given, until it ran; so do the failures of its handler.
     @inline(__always)
     func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
@@ -37,8 +39,8 @@ extension Registration {
         return .received
     }
 
-    /// Delivers for a registration that has a lifecycle: one that delivers later, or is one-shot, tied, or for a
-    /// protocol.
+    /// Delivers for a registration that has a lifecycle: one that delivers later, or is one-shot, tied, for a
+    /// protocol, or whose handler may throw or consume the mail.
     @inline(never)
     private func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?,
@@ -55,18 +57,26 @@ extension Registration {
         if life.isOneShot, !life.claim() {
             return .dropped
         }
-        let runsNow = runsOnPostingThread
+        // `.now` first, without binding the schedule's payload: binding it retains and releases it.
+        let runsNow: Bool
+        if case .now = schedule {
+            runsNow = true
+        } else {
+            runsNow = runsOnPostingThread
+        }
         if let conformance {
             let boxed = PostedMail(mail, type: mailType).copy(as: mailType)
             if runsNow {
-                conformance.handler(boxed, sender, nil)
+                run(conformance, on: boxed, from: sender, receipt: receipt)
             } else {
                 later(boxed, from: sender, receipt: receipt)
             }
             return conformance.isWiretap ? .observed : .received
         }
         if runsNow {
-            return runNow(mail, type: mailType, from: sender)
+            guard let answering else { return runNow(mail, type: mailType, from: sender) }
+            let posted = PostedMail(mail, type: mailType)
+            return answer(answering, posted, from: sender, receipt: receipt) { posted.copy(as: mailType) }
         }
         later(PostedMail(mail, type: mailType).copy(as: mailType), from: sender, receipt: receipt)
         return .received
@@ -91,7 +101,7 @@ extension Registration {
         case .queue(let queue):
             queue.async { [self] in
                 defer { receipt?.end() }
-                runIfStanding(mail, from: sender)
+                runIfStanding(mail, from: sender, receipt: receipt)
             }
         case .mainActor(let backlog):
             // Counted until its block has run, so that a post made on the main actor meanwhile waits its turn.
@@ -101,7 +111,7 @@ extension Registration {
                     backlog.decrement()
                     receipt?.end()
                 }
-                runIfStanding(mail, from: sender)
+                runIfStanding(mail, from: sender, receipt: receipt)
             }
         case .serially(let mailbox):
             if mailbox.append(mail, from: sender, receipt: receipt) {
@@ -109,20 +119,52 @@ extension Registration {
             }
         case .now:
             // Not reached: `deliver` runs these on the posting thread. Run there all the same.
-            runIfStanding(mail, from: sender)
+            runIfStanding(mail, from: sender, receipt: receipt)
             receipt?.end()
         }
     }
 
     /// Runs the handler, or the conformance's, on mail copied for a delivery that runs later.
-    private func runIfStanding(_ mail: any Mail, from sender: SendableObject?) {
+    private func runIfStanding(_ mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
         guard life?.isStanding ?? true else { return }
         if let conformance {
-            return conformance.handler(mail, sender, nil)
+            return run(conformance, on: mail, from: sender, receipt: receipt)
+        }
+        if let answering {
+            _ = PostedMail.lend(mail) { answer(answering, $0, from: sender, receipt: receipt) { mail } }
+            return
         }
         let recipient = recipient
         guard recipientKey == nil || recipient != nil else { return }
         PostedMail.lend(mail) { handler($0, sender, recipient) }
+    }
+
+    /// Calls a handler that answers, and reports what it throws. `copy` copies the mail, for the report.
+    private func answer(
+        _ answering: Answering, _ mail: PostedMail, from sender: SendableObject?, receipt: Receipt?,
+        copy: () -> any Mail
+    ) -> Outcome {
+        // A closure has no recipient: its weak reference is not loaded, which would cost a call.
+        var recipient: SendableObject?
+        if recipientKey != nil {
+            recipient = self.recipient
+            guard recipient != nil else { return .dropped }
+        }
+        do {
+            return try answering(mail, sender, recipient) == .consumed ? .consumed : .received
+        } catch {
+            report(error, on: copy(), from: sender, receipt: receipt)
+            return .received
+        }
+    }
+
+    /// Calls a registration for a protocol's handler, and reports what it throws.
+    private func run(_ conformance: Conformance, on mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
+        do {
+            try conformance.handler(mail, sender, nil)
+        } catch {
+            report(error, on: mail, from: sender, receipt: receipt)
+        }
     }
 
     /// Runs the async handler on each mail waiting in `mailbox`, one at a time, until it is empty.
@@ -131,10 +173,28 @@ extension Registration {
             if life?.isStanding ?? true {
                 let recipient = recipient
                 if recipientKey == nil || recipient != nil {
-                    await mailbox.handler(letter.mail, letter.sender, recipient)
+                    do {
+                        try await mailbox.handler(letter.mail, letter.sender, recipient)
+                    } catch {
+                        report(error, on: letter.mail, from: letter.sender, receipt: letter.receipt)
+                    }
                 }
             }
             letter.receipt?.end()
+        }
+    }
+
+    /// Reports that this registration's handler threw `error` on `mail`, to its office (see ``DeliveryFailure``).
+    private func report(_ error: any Error, on mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
+        guard let life, let enrolment = life.enrolment else {
+            return assertionFailure("a registration that was never added threw \(error)")
+        }
+        let failure = DeliveryFailure(mail: mail, sender: sender, recipient: enrolment.id, error: error)
+        if let office = life.office {
+            office.report(failure, rank: enrolment.rank, receipt: receipt)
+        } else {
+            // The office was released while this delivery ran: nothing can receive the report but its fallback.
+            FailureFallback.standardError.report(failure)
         }
     }
 }

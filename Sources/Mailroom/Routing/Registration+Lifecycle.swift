@@ -2,6 +2,8 @@ extension Registration {
     /// How a registration ends, and where it stands, in one atomic word: registered; spent, once the one delivery
     /// of a one-shot registration was claimed; or removed. A delivery that waits runs only if, when its turn
     /// comes, the registration was not removed: a spent one-shot's claimed delivery still runs.
+    ///
+    /// Also what a failure of its handler is reported with: the office, the registration's id and its rank.
     final class Lifecycle: Sendable {
         private static let registered: UInt = 0
         private static let spent: UInt = 1
@@ -12,13 +14,25 @@ extension Registration {
         let isOneShot: Bool
         /// True for a registration made in ``PostOffice/tie(to:_:)``, which ends when its owner goes.
         let isTied: Bool
+        /// The office that reports the failures of the registration's handler.
+        weak let office: SortingOffice?
+        /// The registration's id and rank (see ``Priority``) in its office: set once, when the office adds it,
+        /// before any post can reach it; read by its deliveries, to report failures. See `docs/design.md`.
+        nonisolated(unsafe) private(set) var enrolment: (id: RecipientId, rank: UInt)?
 
-        init(oneShot: Bool, tied: Bool) {
+        init(oneShot: Bool, tied: Bool, office: SortingOffice) {
             isOneShot = oneShot
             isTied = tied
+            self.office = office
         }
 
         deinit { word.deallocate() }
+
+        /// Records the registration's id and rank; called by its office, under its lock, as it adds it.
+        @inline(__always)
+        func enrol(id: RecipientId, rank: UInt) {
+            enrolment = (id, rank)
+        }
 
         /// False once the registration was removed.
         var isStanding: Bool { word.loadAcquire() != Self.removed }

@@ -15,16 +15,26 @@ final class Registration: Sendable {
     typealias Handler =
         @Sendable (_ mail: PostedMail, _ sender: SendableObject?, _ recipient: SendableObject?) -> Void
 
+    /// Like ``Handler``, for a handler that may throw, or end the post (``Consumption/consumed``): a post calls
+    /// it on its slow path, which reports what it throws.
+    @usableFromInline
+    typealias Answering =
+        @Sendable (_ mail: PostedMail, _ sender: SendableObject?, _ recipient: SendableObject?) throws -> Consumption
+
     /// Like ``Handler``, for handlers that suspend: the mail comes as a copy, since it outlives the post.
     @usableFromInline
     typealias AsyncHandler =
-        @Sendable (_ mail: any Sendable, _ sender: SendableObject?, _ recipient: SendableObject?) async -> Void
+        @Sendable (_ mail: any Mail, _ sender: SendableObject?, _ recipient: SendableObject?) async throws -> Void
 
     /// What only some registrations have. Kept apart, so that the others (a closure or a method for a mail type)
     /// are quicker to make and to free: a weak reference costs a call to set up and another to destroy, even
     /// when it is `nil`.
     private final class Particulars: Sendable {
         let conformance: Conformance?
+        /// The handler of a registration whose handler may throw or consume the mail.
+        let answering: Answering?
+        /// True for an interceptor's registration.
+        let intercepts: Bool
         /// The exact sender of a `register(sender:...)` registration.
         weak let sender: SendableObject?
         /// The object the registration was tied to (``PostOffice/tie(to:_:)``): it ends when that object goes.
@@ -33,10 +43,12 @@ final class Registration: Sendable {
         let whenGone: (@Sendable () -> Void)?
 
         init(
-            conformance: Conformance?, sender: SendableObject?, owner: SendableObject?,
-            whenGone: (@Sendable () -> Void)?
+            conformance: Conformance?, answering: Answering?, intercepts: Bool, sender: SendableObject?,
+            owner: SendableObject?, whenGone: (@Sendable () -> Void)?
         ) {
             self.conformance = conformance
+            self.answering = answering
+            self.intercepts = intercepts
             self.sender = sender
             self.owner = owner
             self.whenGone = whenGone
@@ -52,19 +64,23 @@ final class Registration: Sendable {
     let recipientKey: ObjectIdentifier?
     /// True for a registration for ``UndeliveredMail``, or for a protocol it conforms to.
     let mayReceiveUndeliveredMail: Bool
-    /// Where and when its handler runs, and the handler a post calls.
-    let handling: Handling
+    /// Its place among the recipients of a post, with its registration order.
+    let priority: Priority
+    /// Where and when its handler runs.
+    let schedule: Schedule
+    /// Calls the user's closure or method. Not optional: a closure stored in an `Optional` is reabstracted, and
+    /// calling it allocates. A registration whose handler answers (``answering``) has ``unusedHandler`` here.
+    let handler: Handler
     /// Where it stands, for the registrations that can end while a delivery of theirs waits or is decided: those
     /// that do not deliver at once on the posting thread, and one-shot and tied ones. `nil` for the others,
     /// which a post reaches only while they are registered.
     let life: Lifecycle?
     private let particulars: Particulars?
 
-    /// Where and when its handler runs.
-    var schedule: Schedule { handling.schedule }
-    /// Calls the user's closure or method. Not optional: a closure stored in an `Optional` is reabstracted, and
-    /// calling it allocates.
-    var handler: Handler { handling.handler }
+    /// The handler of a registration whose handler may throw or consume the mail; `nil` for the others.
+    var answering: Answering? { particulars?.answering }
+    /// True for a registration made by `intercept`, whose handler may consume the mail.
+    var isInterceptor: Bool { particulars?.intercepts == true }
     /// For a registration for a protocol (or `any Mail`); `nil` for one for a mail type.
     var conformance: Conformance? { particulars?.conformance }
     /// True for a registration for a protocol (or `any Mail`).
@@ -78,6 +94,7 @@ final class Registration: Sendable {
     /// - Parameters:
     ///   - office: the office it is made for, whose ``PostOffice/oneShot(_:)`` and ``PostOffice/tie(to:_:)``
     ///     options apply to it.
+    ///   - priority: its place among the recipients of a post.
     ///   - senders: the posts' senders it accepts; ignored when `exactSender` is given.
     ///   - exactSender: the only sender whose posts it receives, held weakly.
     ///   - recipient: the object whose method its handler calls, held weakly.
@@ -86,13 +103,14 @@ final class Registration: Sendable {
     convenience init<M: Mail>(
         in office: borrowing PostOffice,
         _: M.Type,
+        priority: Priority = .normal,
         senders: SenderFilter = .any,
         exactSender: SendableObject? = nil,
         recipient: SendableObject? = nil,
         whenGone: (@Sendable () -> Void)? = nil,
         _ handling: Handling
     ) {
-        self.init(office, M.self, nil, senders, exactSender, recipient, handling, whenGone)
+        self.init(office, M.self, priority, nil, senders, exactSender, recipient, handling, whenGone)
     }
 
     /// A registration for every mail whose type conforms to the protocol `P` (`any P`; `any Mail` for all
@@ -102,6 +120,7 @@ final class Registration: Sendable {
     convenience init<P>(
         in office: borrowing PostOffice,
         conformingTo _: P.Type,
+        priority: Priority = .normal,
         senders: SenderFilter = .any,
         exactSender: SendableObject? = nil,
         _ handling: Conforming
@@ -113,15 +132,17 @@ final class Registration: Sendable {
             isWiretap: isWiretap
         )
         self.init(
-            office, P.self, conformance, senders, exactSender, nil, Handling(handling.schedule, Self.unusedHandler), nil
+            office, P.self, priority, conformance, senders, exactSender, nil,
+            Handling(handling.schedule, Self.unusedHandler), nil
         )
     }
 
     /// The handler of a registration that delivers some other way (a mailbox, a conformance).
+    @usableFromInline
     static let unusedHandler: Handler = { _, _, _ in }
 
     private init(
-        _ office: borrowing PostOffice, _ registeredType: Any.Type, _ conformance: Conformance?,
+        _ office: borrowing PostOffice, _ registeredType: Any.Type, _ priority: Priority, _ conformance: Conformance?,
         _ senders: SenderFilter, _ exactSender: SendableObject?, _ recipient: SendableObject?,
         _ handling: Handling, _ whenGone: (@Sendable () -> Void)?
     ) {
@@ -129,6 +150,7 @@ final class Registration: Sendable {
         let owner = options?.owner
         mailType = ObjectIdentifier(registeredType)
         self.registeredType = registeredType
+        self.priority = priority
         // Moved rather than copied, here and for `handling`: copying an enum with payloads is a call.
         if let exactSender {
             self.senders = .instance(ObjectIdentifier(exactSender))
@@ -139,18 +161,23 @@ final class Registration: Sendable {
         recipientKey = recipient.map(ObjectIdentifier.init)
         mayReceiveUndeliveredMail =
             conformance.map { $0.admits(UndeliveredMail.probe) } ?? (registeredType == UndeliveredMail.self)
-        if conformance != nil || exactSender != nil || owner != nil || whenGone != nil {
-            particulars = Particulars(conformance: conformance, sender: exactSender, owner: owner, whenGone: whenGone)
+        let answering = handling.answering
+        if conformance != nil || answering != nil || exactSender != nil || owner != nil || whenGone != nil {
+            particulars = Particulars(
+                conformance: conformance, answering: answering, intercepts: handling.intercepts, sender: exactSender,
+                owner: owner, whenGone: whenGone
+            )
         } else {
             particulars = nil
         }
         let isOneShot = options?.isOneShot == true
-        if case .now = handling.schedule, conformance == nil, owner == nil, !isOneShot {
+        if case .now = handling.schedule, conformance == nil, answering == nil, owner == nil, !isOneShot {
             life = nil
         } else {
-            life = Lifecycle(oneShot: isOneShot, tied: owner != nil)
+            life = Lifecycle(oneShot: isOneShot, tied: owner != nil, office: office.sortingOffice)
         }
-        self.handling = handling
+        schedule = handling.schedule
+        handler = handling.handler
     }
 
     deinit {

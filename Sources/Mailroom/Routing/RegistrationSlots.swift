@@ -15,8 +15,11 @@ final class RegistrationSlots {
     struct Record {
         let id: RecipientId
         let registration: Registration
-        /// Registration order within the office; routes are sorted by it.
+        /// Registration order within the office.
         let order: UInt
+
+        /// Where a post calls it among the others (see ``Priority``); routes are sorted by it.
+        var rank: UInt { registration.priority.rank(order: order) }
     }
 
     /// A slot in use has a registration (retained); a free one has none.

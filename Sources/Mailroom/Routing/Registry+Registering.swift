@@ -33,8 +33,11 @@ extension Registry {
         return Addition(id: id, retired: retired, sweepCandidates: isSweepDue ? mortalRegistrations : nil)
     }
 
-    /// Puts the registration `id`, registered `order`-th, into every index and route it belongs to.
+    /// Puts the registration `id`, registered `order`-th, into every index and route it belongs to, in its place
+    /// by rank (see ``Priority``).
     private mutating func link(_ registration: Registration, id: RecipientId, order: UInt, retiring: inout Garbage) {
+        let rank = registration.priority.rank(order: order)
+        registration.life?.enrol(id: id, rank: rank)
         if case .instance(let senderKey) = registration.senders, let sender = registration.sender {
             if !senders.contains(Self.key(senderKey)) {
                 let identity = SenderIdentity(sender)
@@ -54,7 +57,7 @@ extension Registry {
             forEachRoute(
                 of: registration,
                 updatingIndex: { [records] in records.append(id, to: &$0.registrations) },
-                visiting: { $0.append(order: order, registration) }
+                visiting: { $0.insert(rank: rank, registration) }
             )
         }
         if let recipientKey = registration.recipientKey {
@@ -167,16 +170,17 @@ extension Registry {
     private mutating func unlink(
         _ registration: Registration, id: RecipientId, order: UInt, reclaiming: Bool, retiring: inout Garbage
     ) {
+        let rank = registration.priority.rank(order: order)
         forEachRoute(
             of: registration,
             updatingIndex: { [records] in records.unchain(id, from: &$0.registrations) },
-            visiting: { $0.remove(order: order) }
+            visiting: { $0.remove(rank: rank) }
         )
         if !droppedRoutes.isEmpty {
             // Guarded: `removeAll(where:)` copies even an empty array's storage.
             droppedRoutes.removeAll { Reclamation.isFree(since: $0.stamp) }
             for dropped in droppedRoutes {
-                dropped.route.remove(order: order)
+                dropped.route.remove(rank: rank)
             }
         }
         if !(reclaiming && registration.isSpent) {

@@ -69,7 +69,7 @@ extension Registry {
             mailTypes: Set(lineage),
             senderClass: senderClass,
             keepsMail: keepsMail,
-            registrations: members.sorted { $0.order < $1.order }.map { ($0.order, $0.registration) }
+            registrations: members.map { ($0.rank, $0.registration) }.sorted { $0.rank < $1.rank }
         )
     }
 

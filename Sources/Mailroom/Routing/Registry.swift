@@ -78,9 +78,9 @@ struct Registry {
         records.all.filter(\.registration.isMortal)
     }
 
-    /// Every registration held, in registration order.
+    /// Every registration held, in the order a post calls them: by priority, then registration order.
     var registrations: [Record] {
-        records.all.sorted { $0.order < $1.order }
+        records.all.sorted { $0.rank < $1.rank }
     }
 
     /// The method registrations whose recipient is the object with this identifier.

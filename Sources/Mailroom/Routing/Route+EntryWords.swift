@@ -3,10 +3,10 @@ extension Route {
     /// in it; in debug builds every access asserts that its entry is below ``limit``.
     ///
     /// Layout, in words, with room for `capacity` entries:
-    /// `[count, order 0, registration 0, order 1, registration 1, …, order capacity-1, registration capacity-1]`
+    /// `[count, rank 0, registration 0, rank 1, registration 1, …, rank capacity-1, registration capacity-1]`
     /// - `count`: the entries appended so far. The writer fills an entry, then stores the new count with a
     ///   release store; a post loads it with an acquire load, so every entry below it is complete.
-    /// - `order i`: the registration order of entry `i`, written once, before the count covers it. Entries are
+    /// - `rank i`: the rank of entry `i` (see ``Priority``), written once, before the count covers it. Entries are
     ///   sorted by it.
     /// - `registration i`: the address of entry `i`'s ``Registration``, not retained (the office keeps it alive
     ///   and retires it only after clearing it here); 0 once it was removed. Posts read it while the writer
@@ -50,10 +50,10 @@ extension Route {
             AtomicWord(address).storeRelease(UInt(count))
         }
 
-        /// The registration order of entry `index`.
+        /// The rank of entry `index`.
         @inline(__always)
-        func order(at index: Int) -> UInt {
-            orderWord(at: index).pointee
+        func rank(at index: Int) -> UInt {
+            rankWord(at: index).pointee
         }
 
         /// The address of entry `index`'s registration, or 0 once it was removed.
@@ -69,8 +69,8 @@ extension Route {
         }
 
         /// Writes entry `index`, which the count does not cover yet, so no post reads it.
-        func initialize(at index: Int, order: UInt, registration: UInt) {
-            orderWord(at: index).initialize(to: order)
+        func initialize(at index: Int, rank: UInt, registration: UInt) {
+            rankWord(at: index).initialize(to: rank)
             registrationWord(at: index).initialize(to: registration)
         }
 
@@ -80,14 +80,14 @@ extension Route {
         }
 
         @inline(__always)
-        private func orderWord(at index: Int) -> UnsafeMutablePointer<UInt> {
+        private func rankWord(at index: Int) -> UnsafeMutablePointer<UInt> {
             assert(index >= 0 && index < limit, "entry \(index) is outside 0..<\(limit)")
             return address + Self.headerWords + Self.wordsPerEntry * index
         }
 
         @inline(__always)
         private func registrationWord(at index: Int) -> UnsafeMutablePointer<UInt> {
-            orderWord(at: index) + 1
+            rankWord(at: index) + 1
         }
     }
 }

@@ -14,10 +14,10 @@ extension Route {
         @inline(__always)
         var count: Int { words.limit }
 
-        /// The registration order of entry `index`.
+        /// The rank of entry `index`.
         @inline(__always)
-        func order(at index: Int) -> UInt {
-            words.order(at: index)
+        func rank(at index: Int) -> UInt {
+            words.rank(at: index)
         }
 
         /// The address of entry `index`'s registration, or 0 once it was removed.

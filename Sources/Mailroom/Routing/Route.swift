@@ -2,9 +2,10 @@
 /// or one exact sender instance.
 ///
 /// A post reads the route without a lock: it finds the route's ``Published`` words, loads the current
-/// ``Entries`` from them and calls every registration in them, in registration order (``Snapshot``). Writers
-/// (under the office lock) append to the entries in place and clear the entry of a removed registration. When
-/// the entries are full or mostly cleared, a writer copies the live ones into new entries and publishes those;
+/// ``Entries`` from them and calls every registration in them, by rank (``Snapshot``): by ``Priority``, then
+/// registration order. Writers (under the office lock) append to the entries in place and clear the entry of a
+/// removed registration. When the entries are full or mostly cleared, or a new registration goes before one of
+/// them, a writer copies the live ones (with the new one in its place) into new entries and publishes those;
 /// the old ones stay with the route, still cleared on every removal, until no post can be walking them. So a
 /// registration removed by a handler is never called later in the same post, whichever entries that post walks.
 final class Route {
@@ -22,13 +23,13 @@ final class Route {
 
     init(
         mailTypes: Set<ObjectIdentifier>, senderClass: AnyClass?, keepsMail: Bool,
-        registrations: [(order: UInt, registration: Registration)]
+        registrations: [(rank: UInt, registration: Registration)]
     ) {
         self.mailTypes = mailTypes
         self.senderClass = senderClass
         entries = Entries(capacity: max(4, registrations.count * 2))
-        for (order, registration) in registrations {
-            _ = entries.append(order: order, registration)
+        for (rank, registration) in registrations {
+            _ = entries.append(rank: rank, registration)
         }
         published = Published.allocate(entries: entries.words, keepsMail: keepsMail)
     }
@@ -47,13 +48,15 @@ final class Route {
         published.deallocate()
     }
 
-    /// Adds a registration made after every registration already on the route.
-    func append(order: UInt, _ registration: Registration) {
+    /// Adds a registration of `rank`, in its place: appended in place when it comes after every entry (always, in
+    /// an office whose registrations all have the same priority), otherwise in new entries, which a post already
+    /// walking the old ones does not see, as for any registration added during a post.
+    func insert(rank: UInt, _ registration: Registration) {
         releaseUnreachableEntries()
-        if !entries.append(order: order, registration) {
-            replaceEntries(capacity: max(4, (entries.liveCount + 1) * 2))
-            _ = entries.append(order: order, registration)
+        if entries.comesLast(rank), entries.append(rank: rank, registration) {
+            return
         }
+        replaceEntries(capacity: max(4, (entries.liveCount + 1) * 2), inserting: (rank, registration))
     }
 
     /// Removes a registration from the current entries and from every older entries a post may still walk.
@@ -61,11 +64,11 @@ final class Route {
     /// Always inlined: every unregister runs it once per route of the registration, and the call, with the
     /// registers it saves, would cost each of them more than the code inlining copies.
     @inline(__always)
-    func remove(order: UInt) {
-        entries.clear(order: order)
+    func remove(rank: UInt) {
+        entries.clear(rank: rank)
         if !retiredEntries.isEmpty {
             for index in retiredEntries.indices {
-                retiredEntries[index].entries.clear(order: order)
+                retiredEntries[index].entries.clear(rank: rank)
             }
             releaseUnreachableEntries()
         }
@@ -74,9 +77,9 @@ final class Route {
         }
     }
 
-    private func replaceEntries(capacity: Int) {
+    private func replaceEntries(capacity: Int, inserting insertion: (rank: UInt, registration: Registration)? = nil) {
         var replacement = Entries(capacity: capacity)
-        entries.copyLive(to: &replacement)
+        entries.copyLive(to: &replacement, inserting: insertion)
         published.publish(replacement.words)
         retiredEntries.append((entries, Reclamation.stamp()))
         entries = replacement

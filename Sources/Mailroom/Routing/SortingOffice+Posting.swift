@@ -1,6 +1,6 @@
 extension SortingOffice {
     /// Delivers the mail at `mail`, of dynamic type `mailType` and posted without a sender, to every
-    /// registration that accepts it, in registration order.
+    /// registration that accepts it, by priority then registration order, until one consumes it.
     ///
     /// Takes no lock once the route for this kind of post exists, and allocates nothing for synchronous
     /// registrations. Registrations removed by an earlier handler of this post are skipped; registrations
@@ -61,19 +61,22 @@ extension SortingOffice {
         receipt: Receipt?
     ) -> Bool {
         var delivered = false
-        for index in 0..<route.count {
+        var index = 0
+        while index < route.count {
             let address = route.registration(at: index)
-            if address != 0 {
-                delivered =
-                    deliver(mail, type: mailType, from: sender, toRegistrationAt: address, receipt: receipt)
-                    == .received || delivered
+            index += 1
+            guard address != 0 else { continue }
+            switch deliver(mail, type: mailType, from: sender, toRegistrationAt: address, receipt: receipt) {
+            case .received: delivered = true
+            case .consumed: return true
+            case .dropped, .observed: continue
             }
         }
         return delivered
     }
 
-    /// Delivers along two routes at once, in registration order across both. Returns whether any registration
-    /// received the mail (wiretaps do not count).
+    /// Delivers along two routes at once, by rank across both. Returns whether any registration received the
+    /// mail (wiretaps do not count).
     private static func deliver(
         _ mail: UnsafeRawPointer,
         type mailType: any Mail.Type,
@@ -88,7 +91,7 @@ extension SortingOffice {
         while firstIndex < first.count || secondIndex < second.count {
             let address: UInt
             if secondIndex == second.count
-                || (firstIndex < first.count && first.order(at: firstIndex) < second.order(at: secondIndex))
+                || (firstIndex < first.count && first.rank(at: firstIndex) < second.rank(at: secondIndex))
             {
                 address = first.registration(at: firstIndex)
                 firstIndex += 1
@@ -97,9 +100,11 @@ extension SortingOffice {
                 secondIndex += 1
             }
             if address != 0 {
-                delivered =
-                    deliver(mail, type: mailType, from: sender, toRegistrationAt: address, receipt: receipt)
-                    == .received || delivered
+                switch deliver(mail, type: mailType, from: sender, toRegistrationAt: address, receipt: receipt) {
+                case .received: delivered = true
+                case .consumed: return true
+                case .dropped, .observed: break
+                }
             }
         }
         return delivered
@@ -123,13 +128,33 @@ extension SortingOffice {
     }
 
     /// Posts ``UndeliveredMail`` for mail that reached no registration, if anything listens for it: otherwise
-    /// this costs one load.
+    /// this costs one load. A ``DeliveryFailure`` that reached no registration goes to the fallback instead.
     @inline(never)
     private func reportUndelivered(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?, receipt: Receipt?
     ) {
+        if mailType == DeliveryFailure.self {
+            return fallback.report(mail.load(as: DeliveryFailure.self))
+        }
         guard hasUndeliveredMailRecipients, mailType != UndeliveredMail.self else { return }
         let report = UndeliveredMail(mail: PostedMail(mail, type: mailType).copy(as: mailType), sender: sender)
         withUnsafePointer(to: report) { post(UnsafeRawPointer($0), type: UndeliveredMail.self, receipt: receipt) }
+    }
+
+    /// Reports that a recipient's handler threw: to the `deliver` that waits for the mail, if any, and as a
+    /// ``DeliveryFailure`` posted from the mail's sender, or to the fallback when the failure is itself a
+    /// `DeliveryFailure`'s, so that failures never loop.
+    func report(_ failure: DeliveryFailure, rank: UInt, receipt: Receipt?) {
+        receipt?.record(failure, rank: rank)
+        guard !(failure.mail is DeliveryFailure) else {
+            return fallback.report(failure)
+        }
+        withUnsafePointer(to: failure) { pointer in
+            if let sender = failure.sender {
+                post(UnsafeRawPointer(pointer), type: DeliveryFailure.self, sender: .passUnretained(sender))
+            } else {
+                post(UnsafeRawPointer(pointer), type: DeliveryFailure.self)
+            }
+        }
     }
 }

@@ -14,8 +14,11 @@ final class SortingOffice: Sendable {
     private let senderTable = AtomicWord.allocate()
     /// The number of registrations that may receive ``UndeliveredMail``.
     private let undeliveredMailRecipients = AtomicWord.allocate()
+    /// Where failures go that no registration received.
+    let fallback: FailureFallback
 
-    init() {
+    init(fallback: FailureFallback) {
+        self.fallback = fallback
         registry = Locked(
             Registry(
                 typeTable: typeTable, senderTable: senderTable, undeliveredMailRecipients: undeliveredMailRecipients

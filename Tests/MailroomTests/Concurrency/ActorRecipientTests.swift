@@ -98,7 +98,7 @@ struct ActorRecipientTests {
         #expect(deinits.events == ["deinit"])
         #expect(office.registrationCount == 0)
         await returns("deliver to an office whose recipients have gone") {
-            await office.deliver(Ping(n: 1), sender: phone)
+            try await office.deliver(Ping(n: 1), sender: phone)
         }
         #expect(tape.events.isEmpty)
     }
@@ -123,12 +123,12 @@ struct ActorRecipientTests {
         for n in 1..<5 {
             office.post(Ping(n: n))
         }
-        let delivery = Task { await office.deliver(Ping(n: 5)) }
+        let delivery = Task { try await office.deliver(Ping(n: 5)) }
         await posted.waitForCount(6, "the six posts")
         store = nil
         let aliveWhileHandling = weakStore != nil
         gate.open()
-        let returned = await returns("deliver of mail for a released actor") { await delivery.value }
+        let returned = await returns("deliver of mail for a released actor") { try await delivery.value }
 
         #expect(returned)
         #expect(aliveWhileHandling)

@@ -132,17 +132,17 @@ struct AsyncHandlerTests {
             tape.record("end \(ping.n)")
         }
 
-        await returns("deliver(Ping 1)") { await office.deliver(Ping(n: 1)) }
+        await returns("deliver(Ping 1)") { try await office.deliver(Ping(n: 1)) }
         let seenAfterFirstDeliver = tape.events
 
         let delivery = Task {
-            await office.deliver(Ping(n: 2))
+            try await office.deliver(Ping(n: 2))
             tape.record("deliver returned")
         }
         await tape.waitForCount(3, "the handler to start on Ping 2")
         let seenWhileHandlerWaits = tape.events
         gate.open()
-        await returns("deliver(Ping 2)") { await delivery.value }
+        await returns("deliver(Ping 2)") { try await delivery.value }
 
         #expect(seenAfterFirstDeliver == ["start 1", "end 1"])
         #expect(seenWhileHandlerWaits == ["start 1", "end 1", "start 2"])
@@ -173,11 +173,11 @@ struct AsyncHandlerTests {
         for n in 1..<4 {
             office.post(Ping(n: n))
         }
-        let delivery = Task { await office.deliver(Ping(n: 4)) }
+        let delivery = Task { try await office.deliver(Ping(n: 4)) }
         await posted.waitForCount(5, "the five posts")
         office.unregister(id)
         gate.open()
-        let returned = await returns("deliver of mail dropped by unregister") { await delivery.value }
+        let returned = await returns("deliver of mail dropped by unregister") { try await delivery.value }
 
         #expect(returned)
         #expect(tape.events == ["start 0", "end 0"])

@@ -20,7 +20,7 @@ struct DeliverTests {
 
         var seenWhenDeliverReturned: [[String]] = []
         for n in 1...3 {
-            await returns("deliver(Ping \(n))") { await office.deliver(Ping(n: n)) }
+            await returns("deliver(Ping \(n))") { try await office.deliver(Ping(n: n)) }
             seenWhenDeliverReturned.append(tape.events.filter { $0.hasSuffix(" \(n)") }.sorted())
         }
 
@@ -63,7 +63,7 @@ struct DeliverTests {
         }
         office.register(sender: phone, store) { (store, ping: Ping) in store.apply(ping) }
 
-        await returns("deliver(Ping 1, sender: phone)") { await office.deliver(Ping(n: 1), sender: phone) }
+        await returns("deliver(Ping 1, sender: phone)") { try await office.deliver(Ping(n: 1), sender: phone) }
         let seenWhenDeliverReturned = tape.events.sorted()
 
         #expect(
@@ -85,7 +85,7 @@ struct DeliverTests {
         office.register(store, PingStore.record)
 
         let seenWhenDeliverReturned = await finish("deliver(Ping 1) on the main actor") { @MainActor () -> [String] in
-            await office.deliver(Ping(n: 1))
+            try await office.deliver(Ping(n: 1))
             return tape.events.sorted()
         }
 
@@ -110,11 +110,11 @@ struct DeliverTests {
         // Called during the post, after the queue registration enqueued its delivery.
         office.register { (ping: Ping) in posted.record(ping.n) }
 
-        let delivery = Task { await office.deliver(Ping(n: 1)) }
+        let delivery = Task { try await office.deliver(Ping(n: 1)) }
         await posted.waitForCount(1, "the post")
         office.unregister(id)
         gate.open()
-        let returned = await returns("deliver of a dropped queue delivery") { await delivery.value }
+        let returned = await returns("deliver of a dropped queue delivery") { try await delivery.value }
 
         #expect(returned)
         #expect(tape.events.isEmpty)
@@ -134,14 +134,14 @@ struct DeliverTests {
         office.register { (ping: Ping) in posted.record(ping.n) }
 
         // The main actor stays busy here until both registrations are gone: their deliveries cannot run before.
-        let delivery = await MainActor.run { () -> Task<Void, Never> in
-            let delivery = Task.detached { await office.deliver(Ping(n: 1)) }
+        let delivery = await MainActor.run { () -> Task<Void, any Error> in
+            let delivery = Task.detached { try await office.deliver(Ping(n: 1)) }
             posted.waitForCount(1, timeout: .seconds(30))
             office.unregister(closure)
             office.unregister(viewModel)
             return delivery
         }
-        let returned = await returns("deliver of dropped main-actor deliveries") { await delivery.value }
+        let returned = await returns("deliver of dropped main-actor deliveries") { try await delivery.value }
 
         #expect(returned)
         #expect(tape.events.isEmpty)

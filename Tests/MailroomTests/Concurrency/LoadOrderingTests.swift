@@ -42,7 +42,7 @@ struct LoadOrderingTests {
         }
         // A last mail, from this task: once deliver returns, the deferred registrations have handled everything
         // posted before it, and each registration's FIFO order means nothing posted earlier can still come.
-        await finish(within: timeout, "the delivery of a last Ping") { await office.deliver(Ping(n: -1)) }
+        await finish(within: timeout, "the delivery of a last Ping") { try await office.deliver(Ping(n: -1)) }
         let tapes = [
             ("main actor", mainActor), ("async", async), ("actor", actor), ("queue", queued), ("sequence", sequence),
         ]

@@ -138,7 +138,7 @@ struct OneShotTests {
     }
 
     @Test("A one-shot async registration handles exactly one mail")
-    func oneShotAsync() async {
+    func oneShotAsync() async throws {
         let office = PostOffice()
         let tape = Recorder<Int>()
         office.oneShot {
@@ -149,17 +149,17 @@ struct OneShotTests {
         }
 
         // Each `deliver` returns once every recipient the post reached has handled it.
-        await office.deliver(Ping(n: 1))
+        try await office.deliver(Ping(n: 1))
         #expect(tape.events == [1])
-        await office.deliver(Ping(n: 2))
-        await office.deliver(Ping(n: 3))
+        try await office.deliver(Ping(n: 2))
+        try await office.deliver(Ping(n: 3))
 
         #expect(tape.events == [1])
         #expect(office.registrationCount == 0)
     }
 
     @Test("A one-shot actor registration handles exactly one mail")
-    func oneShotActor() async {
+    func oneShotActor() async throws {
         let office = PostOffice()
         let tape = Recorder<String>()
         let store = PingStore(tape: tape)
@@ -167,8 +167,8 @@ struct OneShotTests {
             office.register(store) { store, ping in store.apply(ping) }
         }
 
-        await office.deliver(Ping(n: 1))
-        await office.deliver(Ping(n: 2))
+        try await office.deliver(Ping(n: 1))
+        try await office.deliver(Ping(n: 2))
 
         #expect(tape.events == ["apply 1"])
         #expect(await store.applied == [1])

@@ -247,13 +247,13 @@ struct StickyMailTests {
     }
 
     @Test("StickyMail is kept whichever way it is posted: as some Mail, awaited, or as VerifiedMail with its sender")
-    func stickyMailIsKeptByItsType() async {
+    func stickyMailIsKeptByItsType() async throws {
         let office = PostOffice()
         let log = Log()
         let flow = CheckoutFlow("flow")
         func postGenerically(_ mail: some Mail) { office.post(mail) }
         postGenerically(SessionState(user: "ada"))
-        await office.deliver(Progress(step: 1), sender: flow)
+        try await office.deliver(Progress(step: 1), sender: flow)
         office.post(Progress(step: 2), sender: flow, sticky: false)
 
         let sessions = office.register { (state: SessionState) in log.record("session \(state.user)") }

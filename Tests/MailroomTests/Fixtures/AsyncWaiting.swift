@@ -42,13 +42,13 @@ final class AsyncGate: @unchecked Sendable {
 }
 
 /// Runs `body` in a task of its own and returns its result, or records an issue naming `what` and returns nil
-/// (cancelling the task) if it has not finished after `timeout`.
+/// if it threw, or (cancelling the task) if it has not finished after `timeout`.
 @discardableResult
 func finish<T: Sendable>(
     within timeout: Duration = concurrencyTimeout,
     _ what: String,
     sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: @escaping @Sendable () async -> T
+    _ body: @escaping @Sendable () async throws -> T
 ) async -> T? {
     let resumed = Shared(false)
     let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome<T>, Never>) in
@@ -61,7 +61,7 @@ func finish<T: Sendable>(
                 continuation.resume(returning: outcome)
             }
         }
-        let work = Task { await body() }
+        let work = Task { try await body() }
         let timer = Task {
             try? await Task.sleep(for: timeout)
             if !Task.isCancelled {
@@ -70,20 +70,29 @@ func finish<T: Sendable>(
             }
         }
         Task {
-            let value = await work.value
+            let result = await work.result
             timer.cancel()
-            resumeOnce(.finished(value))
+            switch result {
+            case .success(let value): resumeOnce(.finished(value))
+            case .failure(let error): resumeOnce(.threw(error))
+            }
         }
     }
-    guard case .finished(let value) = outcome else {
+    switch outcome {
+    case .finished(let value):
+        return value
+    case .threw(let error):
+        Issue.record("\(what) threw \(error)", sourceLocation: sourceLocation)
+        return nil
+    case .timedOut:
         Issue.record("Timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation)
         return nil
     }
-    return value
 }
 
 private enum Outcome<T: Sendable>: Sendable {
     case finished(T)
+    case threw(any Error)
     case timedOut
 }
 
@@ -114,7 +123,7 @@ func queueDrained(_ queue: DispatchQueue, sourceLocation: SourceLocation = #_sou
 func returns(
     _ what: String,
     sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: @escaping @Sendable () async -> Void
+    _ body: @escaping @Sendable () async throws -> Void
 ) async -> Bool {
     await finish(what, sourceLocation: sourceLocation, body) != nil
 }

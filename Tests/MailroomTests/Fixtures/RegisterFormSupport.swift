@@ -26,6 +26,13 @@ struct FormDelivery: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// What the failing forms' handlers throw: the number of the mail (`nil` for a form without contents) and the name
+/// of the sender they received (`nil` for a form that does not receive it).
+struct FormFailure: Error, Equatable {
+    let n: Int?
+    let sender: String?
+}
+
 /// The deliveries of one registration, in the order they ran.
 final class FormLog: Sendable {
     private let deliveries = Shared<[FormDelivery]>([])
@@ -34,6 +41,40 @@ final class FormLog: Sendable {
 
     func record(_ n: Int?, _ sender: String? = nil) {
         deliveries.update { $0.append(FormDelivery(n: n, sender: sender, onMain: nil)) }
+    }
+
+    /// Records a delivery to a consuming handler, which passes the mail on.
+    func recordPassingOn(_ n: Int?, _ sender: String? = nil) -> Consumption {
+        record(n, sender)
+        return .passOn
+    }
+
+    /// Records a delivery, then throws it as a `FormFailure`.
+    func fail(_ n: Int?, _ sender: String? = nil) throws(FormFailure) {
+        record(n, sender)
+        throw FormFailure(n: n, sender: sender)
+    }
+
+    /// Records a delivery to an interceptor, then throws it as a `FormFailure`.
+    func failPassing(_ n: Int?, _ sender: String? = nil) throws(FormFailure) -> Consumption {
+        record(n, sender)
+        throw FormFailure(n: n, sender: sender)
+    }
+
+    /// Records a delivery to a main-actor handler, with whether it ran on the main thread, then throws it.
+    func failOnMainActor(_ n: Int?, _ sender: String? = nil) throws(FormFailure) {
+        recordOnMainActor(n, sender)
+        throw FormFailure(n: n, sender: sender)
+    }
+
+    /// Records and throws a delivery of `FormMail` to a catch-all; other mail (a `DeliveryFailure`) is ignored.
+    func failIfForm(_ mail: any Mail, sender: String?, onMainActor: Bool) throws(FormFailure) {
+        guard let mail = mail as? any FormMail else { return }
+        if onMainActor {
+            try failOnMainActor(mail.n, sender)
+        } else {
+            try fail(mail.n, sender)
+        }
     }
 
     /// Records a delivery to a handler that claims to run on the main actor, with whether it did.
@@ -54,6 +95,27 @@ final class FormObject<M: FormMail, S: FormSender>: Sendable {
     func receive(_ mail: M, from sender: S) { log.record(mail.n, sender.name) }
     func receive(_ mail: M, fromOptional sender: S?) { log.record(mail.n, sender?.name ?? "nil") }
     func reload() { log.record(nil) }
+
+    func pass(_ mail: M) -> Consumption { log.recordPassingOn(mail.n) }
+    func pass(_ mail: M, from sender: S) -> Consumption { log.recordPassingOn(mail.n, sender.name) }
+    func pass(_ mail: M, fromOptional sender: S?) -> Consumption { log.recordPassingOn(mail.n, sender?.name ?? "nil") }
+    func passReload() -> Consumption { log.recordPassingOn(nil) }
+
+    func failReceive(_ mail: M) throws(FormFailure) { try log.fail(mail.n) }
+    func failReceive(_ mail: M, from sender: S) throws(FormFailure) { try log.fail(mail.n, sender.name) }
+    func failReceive(_ mail: M, fromOptional sender: S?) throws(FormFailure) {
+        try log.fail(mail.n, sender?.name ?? "nil")
+    }
+    func failReload() throws(FormFailure) { try log.fail(nil) }
+
+    func failPass(_ mail: M) throws(FormFailure) -> Consumption { try log.failPassing(mail.n) }
+    func failPass(_ mail: M, from sender: S) throws(FormFailure) -> Consumption {
+        try log.failPassing(mail.n, sender.name)
+    }
+    func failPass(_ mail: M, fromOptional sender: S?) throws(FormFailure) -> Consumption {
+        try log.failPassing(mail.n, sender?.name ?? "nil")
+    }
+    func failPassReload() throws(FormFailure) -> Consumption { try log.failPassing(nil) }
 }
 
 /// A main-actor object whose methods log what they receive, and whether they ran on the main thread.
@@ -69,6 +131,13 @@ final class FormMainActorObject<M: FormMail, S: FormSender> {
     func receive(_ mail: M, from sender: S) { log.recordOnMainActor(mail.n, sender.name) }
     func receive(_ mail: M, fromOptional sender: S?) { log.recordOnMainActor(mail.n, sender?.name ?? "nil") }
     func reload() { log.recordOnMainActor(nil) }
+
+    func failReceive(_ mail: M) throws(FormFailure) { try log.failOnMainActor(mail.n) }
+    func failReceive(_ mail: M, from sender: S) throws(FormFailure) { try log.failOnMainActor(mail.n, sender.name) }
+    func failReceive(_ mail: M, fromOptional sender: S?) throws(FormFailure) {
+        try log.failOnMainActor(mail.n, sender?.name ?? "nil")
+    }
+    func failReload() throws(FormFailure) { try log.failOnMainActor(nil) }
 }
 
 /// An actor whose `async` methods log what they receive.
@@ -83,6 +152,13 @@ actor FormActor<M: FormMail, S: FormSender> {
     func take(_ mail: M, from sender: S) async { log.record(mail.n, sender.name) }
     func take(_ mail: M, fromOptional sender: S?) async { log.record(mail.n, sender?.name ?? "nil") }
     func reload() async { log.record(nil) }
+
+    func failTake(_ mail: M) async throws(FormFailure) { try log.fail(mail.n) }
+    func failTake(_ mail: M, from sender: S) async throws(FormFailure) { try log.fail(mail.n, sender.name) }
+    func failTake(_ mail: M, fromOptional sender: S?) async throws(FormFailure) {
+        try log.fail(mail.n, sender?.name ?? "nil")
+    }
+    func failReload() async throws(FormFailure) { try log.fail(nil) }
 }
 
 /// A recipient of each kind, all logging to one log.

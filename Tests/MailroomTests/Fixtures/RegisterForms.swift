@@ -22,6 +22,20 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case methodExactWithSender = "method: exact with sender"
     case methodNoContents = "method: no contents"
     case methodExactNoContents = "method: exact, no contents"
+    case interceptingClosureAny = "intercepting closure: any"
+    case interceptingClosureSenderClass = "intercepting closure: class"
+    case interceptingClosureSenderClassOrNone = "intercepting closure: class or none"
+    case interceptingClosureExact = "intercepting closure: exact"
+    case interceptingClosureExactWithSender = "intercepting closure: exact with sender"
+    case interceptingClosureNoContents = "intercepting closure: no contents"
+    case interceptingClosureExactNoContents = "intercepting closure: exact, no contents"
+    case interceptingMethodAny = "intercepting method: any"
+    case interceptingMethodSenderClass = "intercepting method: class"
+    case interceptingMethodSenderClassOrNone = "intercepting method: class or none"
+    case interceptingMethodExact = "intercepting method: exact"
+    case interceptingMethodExactWithSender = "intercepting method: exact with sender"
+    case interceptingMethodNoContents = "intercepting method: no contents"
+    case interceptingMethodExactNoContents = "intercepting method: exact, no contents"
     case mainActorClosureAny = "main-actor closure: any"
     case mainActorClosureSenderClass = "main-actor closure: class"
     case mainActorClosureSenderClassOrNone = "main-actor closure: class or none"
@@ -81,8 +95,8 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// The kinds of the forms: what is registered, and where it runs.
     enum Kind: Sendable {
-        case closure, method, mainActorClosure, mainActorMethod, asyncClosure, actor, actorMethod, conforming,
-            mainActorProtocol, asyncProtocol
+        case closure, method, interceptingClosure, interceptingMethod, mainActorClosure, mainActorMethod, asyncClosure,
+            actor, actorMethod, conforming, mainActorProtocol, asyncProtocol
     }
 
     /// The filters of the forms: which posts they accept.
@@ -108,6 +122,14 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .methodAny, .methodSenderClass, .methodSenderClassOrNone, .methodExact, .methodExactWithSender,
             .methodNoContents, .methodExactNoContents:
             .method
+        case .interceptingClosureAny, .interceptingClosureSenderClass, .interceptingClosureSenderClassOrNone,
+            .interceptingClosureExact, .interceptingClosureExactWithSender, .interceptingClosureNoContents,
+            .interceptingClosureExactNoContents:
+            .interceptingClosure
+        case .interceptingMethodAny, .interceptingMethodSenderClass, .interceptingMethodSenderClassOrNone,
+            .interceptingMethodExact, .interceptingMethodExactWithSender, .interceptingMethodNoContents,
+            .interceptingMethodExactNoContents:
+            .interceptingMethod
         case .mainActorClosureAny, .mainActorClosureSenderClass, .mainActorClosureSenderClassOrNone,
             .mainActorClosureExact, .mainActorClosureExactWithSender, .mainActorClosureNoContents,
             .mainActorClosureExactNoContents:
@@ -139,33 +161,35 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var filter: Filter {
         switch self {
-        case .closureAny, .methodAny, .mainActorClosureAny, .mainActorMethodAny, .asyncClosureAny, .actorAny,
-            .actorMethodAny, .conformingAny, .mainActorProtocolAny, .asyncProtocolAny, .catchAll, .mainActorCatchAll,
-            .asyncCatchAll:
+        case .closureAny, .methodAny, .interceptingClosureAny, .interceptingMethodAny, .mainActorClosureAny,
+            .mainActorMethodAny, .asyncClosureAny, .actorAny, .actorMethodAny, .conformingAny, .mainActorProtocolAny,
+            .asyncProtocolAny, .catchAll, .mainActorCatchAll, .asyncCatchAll:
             .any
-        case .closureSenderClass, .methodSenderClass, .mainActorClosureSenderClass, .mainActorMethodSenderClass,
-            .asyncClosureSenderClass, .actorSenderClass, .actorMethodSenderClass, .conformingSenderClass,
-            .mainActorProtocolSenderClass, .asyncProtocolSenderClass:
+        case .closureSenderClass, .methodSenderClass, .interceptingClosureSenderClass, .interceptingMethodSenderClass,
+            .mainActorClosureSenderClass, .mainActorMethodSenderClass, .asyncClosureSenderClass, .actorSenderClass,
+            .actorMethodSenderClass, .conformingSenderClass, .mainActorProtocolSenderClass, .asyncProtocolSenderClass:
             .senderClass
-        case .closureSenderClassOrNone, .methodSenderClassOrNone, .mainActorClosureSenderClassOrNone,
-            .mainActorMethodSenderClassOrNone, .asyncClosureSenderClassOrNone, .actorSenderClassOrNone,
-            .actorMethodSenderClassOrNone, .conformingSenderClassOrNone, .mainActorProtocolSenderClassOrNone,
-            .asyncProtocolSenderClassOrNone:
+        case .closureSenderClassOrNone, .methodSenderClassOrNone, .interceptingClosureSenderClassOrNone,
+            .interceptingMethodSenderClassOrNone, .mainActorClosureSenderClassOrNone, .mainActorMethodSenderClassOrNone,
+            .asyncClosureSenderClassOrNone, .actorSenderClassOrNone, .actorMethodSenderClassOrNone,
+            .conformingSenderClassOrNone, .mainActorProtocolSenderClassOrNone, .asyncProtocolSenderClassOrNone:
             .senderClassOrNone
-        case .closureExact, .methodExact, .mainActorClosureExact, .mainActorMethodExact, .asyncClosureExact,
-            .actorExact, .actorMethodExact, .conformingExact, .mainActorProtocolExact, .asyncProtocolExact:
+        case .closureExact, .methodExact, .interceptingClosureExact, .interceptingMethodExact, .mainActorClosureExact,
+            .mainActorMethodExact, .asyncClosureExact, .actorExact, .actorMethodExact, .conformingExact,
+            .mainActorProtocolExact, .asyncProtocolExact:
             .exact
-        case .closureExactWithSender, .methodExactWithSender, .mainActorClosureExactWithSender,
-            .mainActorMethodExactWithSender, .asyncClosureExactWithSender, .actorExactWithSender,
-            .actorMethodExactWithSender, .conformingExactWithSender, .mainActorProtocolExactWithSender,
-            .asyncProtocolExactWithSender:
+        case .closureExactWithSender, .methodExactWithSender, .interceptingClosureExactWithSender,
+            .interceptingMethodExactWithSender, .mainActorClosureExactWithSender, .mainActorMethodExactWithSender,
+            .asyncClosureExactWithSender, .actorExactWithSender, .actorMethodExactWithSender,
+            .conformingExactWithSender, .mainActorProtocolExactWithSender, .asyncProtocolExactWithSender:
             .exactWithSender
-        case .closureNoContents, .methodNoContents, .mainActorClosureNoContents, .mainActorMethodNoContents,
-            .asyncClosureNoContents, .actorNoContents, .actorMethodNoContents:
+        case .closureNoContents, .methodNoContents, .interceptingClosureNoContents, .interceptingMethodNoContents,
+            .mainActorClosureNoContents, .mainActorMethodNoContents, .asyncClosureNoContents, .actorNoContents,
+            .actorMethodNoContents:
             .noContents
-        case .closureExactNoContents, .methodExactNoContents, .mainActorClosureExactNoContents,
-            .mainActorMethodExactNoContents, .asyncClosureExactNoContents, .actorExactNoContents,
-            .actorMethodExactNoContents:
+        case .closureExactNoContents, .methodExactNoContents, .interceptingClosureExactNoContents,
+            .interceptingMethodExactNoContents, .mainActorClosureExactNoContents, .mainActorMethodExactNoContents,
+            .asyncClosureExactNoContents, .actorExactNoContents, .actorMethodExactNoContents:
             .exactNoContents
         case .catchAllWithSender, .mainActorCatchAllWithSender, .asyncCatchAllWithSender: .everySenderReceived
         }
@@ -218,6 +242,44 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
             office.register(queue: queue, M.self, recipients.object, FormObject<M, S>.reload)
         case .methodExactNoContents:
             office.register(queue: queue, sender: sender, M.self, recipients.object, FormObject<M, S>.reload)
+        case .interceptingClosureAny:
+            office.intercept { (mail: M) -> Consumption in withExtendedLifetime(keep) { log.recordPassingOn(mail.n) } }
+        case .interceptingClosureSenderClass:
+            office.intercept { (mail: M, sender: S) -> Consumption in
+                withExtendedLifetime(keep) { log.recordPassingOn(mail.n, sender.name) }
+            }
+        case .interceptingClosureSenderClassOrNone:
+            office.intercept { (mail: M, sender: S?) -> Consumption in
+                withExtendedLifetime(keep) { log.recordPassingOn(mail.n, sender?.name ?? "nil") }
+            }
+        case .interceptingClosureExact:
+            office.intercept(sender: sender) { (mail: M) -> Consumption in
+                withExtendedLifetime(keep) { log.recordPassingOn(mail.n) }
+            }
+        case .interceptingClosureExactWithSender:
+            office.intercept(sender: sender) { (mail: M, sender: S) -> Consumption in
+                withExtendedLifetime(keep) { log.recordPassingOn(mail.n, sender.name) }
+            }
+        case .interceptingClosureNoContents:
+            office.intercept(M.self) { () -> Consumption in withExtendedLifetime(keep) { log.recordPassingOn(nil) } }
+        case .interceptingClosureExactNoContents:
+            office.intercept(sender: sender, M.self) { () -> Consumption in
+                withExtendedLifetime(keep) { log.recordPassingOn(nil) }
+            }
+        case .interceptingMethodAny:
+            office.intercept(recipients.object, FormObject<M, S>.pass(_:))
+        case .interceptingMethodSenderClass:
+            office.intercept(recipients.object, FormObject<M, S>.pass(_:from:))
+        case .interceptingMethodSenderClassOrNone:
+            office.intercept(recipients.object, FormObject<M, S>.pass(_:fromOptional:))
+        case .interceptingMethodExact:
+            office.intercept(sender: sender, recipients.object, FormObject<M, S>.pass(_:))
+        case .interceptingMethodExactWithSender:
+            office.intercept(sender: sender, recipients.object, FormObject<M, S>.pass(_:from:))
+        case .interceptingMethodNoContents:
+            office.intercept(M.self, recipients.object, FormObject<M, S>.passReload)
+        case .interceptingMethodExactNoContents:
+            office.intercept(sender: sender, M.self, recipients.object, FormObject<M, S>.passReload)
         case .mainActorClosureAny:
             office.register(on: .mainActor) { (mail: M) in withExtendedLifetime(keep) { log.recordOnMainActor(mail.n) }
             }
@@ -409,6 +471,278 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 withExtendedLifetime(keep) {
                     log.record((mail as? any FormMail)?.n, (sender as? any FormSender)?.name ?? "nil")
                 }
+            }
+        }
+    }
+
+    /// Registers this form like ``register(on:_:sender:queue:recipients:log:keep:)``, with a handler (or method)
+    /// that records each delivery in `log` (or its recipient's log), then throws `FormFailure` naming the mail's
+    /// number and the sender it received. A catch-all's handler records and throws only for `FormMail`, and
+    /// ignores other mail (the ``DeliveryFailure`` reports it sees).
+    @discardableResult
+    func registerFailing<M: FormMail, S: FormSender>(
+        on office: PostOffice, _: M.Type, sender: S, queue: DispatchQueue?, recipients: FormRecipients<M, S>,
+        log: FormLog
+    ) -> RecipientId {
+        switch self {
+        case .closureAny:
+            office.register(queue: queue) { (mail: M) throws(FormFailure) in try log.fail(mail.n) }
+        case .closureSenderClass:
+            office.register(queue: queue) { (mail: M, sender: S) throws(FormFailure) in
+                try log.fail(mail.n, sender.name)
+            }
+        case .closureSenderClassOrNone:
+            office.register(queue: queue) { (mail: M, sender: S?) throws(FormFailure) in
+                try log.fail(mail.n, sender?.name ?? "nil")
+            }
+        case .closureExact:
+            office.register(queue: queue, sender: sender) { (mail: M) throws(FormFailure) in try log.fail(mail.n) }
+        case .closureExactWithSender:
+            office.register(queue: queue, sender: sender) { (mail: M, sender: S) throws(FormFailure) in
+                try log.fail(mail.n, sender.name)
+            }
+        case .closureNoContents:
+            office.register(queue: queue, M.self) { () throws(FormFailure) in try log.fail(nil) }
+        case .closureExactNoContents:
+            office.register(queue: queue, sender: sender, M.self) { () throws(FormFailure) in try log.fail(nil) }
+        case .methodAny:
+            office.register(queue: queue, recipients.object, FormObject<M, S>.failReceive(_:))
+        case .methodSenderClass:
+            office.register(queue: queue, recipients.object, FormObject<M, S>.failReceive(_:from:))
+        case .methodSenderClassOrNone:
+            office.register(queue: queue, recipients.object, FormObject<M, S>.failReceive(_:fromOptional:))
+        case .methodExact:
+            office.register(queue: queue, sender: sender, recipients.object, FormObject<M, S>.failReceive(_:))
+        case .methodExactWithSender:
+            office.register(queue: queue, sender: sender, recipients.object, FormObject<M, S>.failReceive(_:from:))
+        case .methodNoContents:
+            office.register(queue: queue, M.self, recipients.object, FormObject<M, S>.failReload)
+        case .methodExactNoContents:
+            office.register(queue: queue, sender: sender, M.self, recipients.object, FormObject<M, S>.failReload)
+        case .interceptingClosureAny:
+            office.intercept { (mail: M) throws(FormFailure) -> Consumption in try log.failPassing(mail.n) }
+        case .interceptingClosureSenderClass:
+            office.intercept { (mail: M, sender: S) throws(FormFailure) -> Consumption in
+                try log.failPassing(mail.n, sender.name)
+            }
+        case .interceptingClosureSenderClassOrNone:
+            office.intercept { (mail: M, sender: S?) throws(FormFailure) -> Consumption in
+                try log.failPassing(mail.n, sender?.name ?? "nil")
+            }
+        case .interceptingClosureExact:
+            office.intercept(sender: sender) { (mail: M) throws(FormFailure) -> Consumption in
+                try log.failPassing(mail.n)
+            }
+        case .interceptingClosureExactWithSender:
+            office.intercept(sender: sender) { (mail: M, sender: S) throws(FormFailure) -> Consumption in
+                try log.failPassing(mail.n, sender.name)
+            }
+        case .interceptingClosureNoContents:
+            office.intercept(M.self) { () throws(FormFailure) -> Consumption in try log.failPassing(nil) }
+        case .interceptingClosureExactNoContents:
+            office.intercept(sender: sender, M.self) { () throws(FormFailure) -> Consumption in try log.failPassing(nil)
+            }
+        case .interceptingMethodAny:
+            office.intercept(recipients.object, FormObject<M, S>.failPass(_:))
+        case .interceptingMethodSenderClass:
+            office.intercept(recipients.object, FormObject<M, S>.failPass(_:from:))
+        case .interceptingMethodSenderClassOrNone:
+            office.intercept(recipients.object, FormObject<M, S>.failPass(_:fromOptional:))
+        case .interceptingMethodExact:
+            office.intercept(sender: sender, recipients.object, FormObject<M, S>.failPass(_:))
+        case .interceptingMethodExactWithSender:
+            office.intercept(sender: sender, recipients.object, FormObject<M, S>.failPass(_:from:))
+        case .interceptingMethodNoContents:
+            office.intercept(M.self, recipients.object, FormObject<M, S>.failPassReload)
+        case .interceptingMethodExactNoContents:
+            office.intercept(sender: sender, M.self, recipients.object, FormObject<M, S>.failPassReload)
+        case .mainActorClosureAny:
+            office.register(on: .mainActor) { (mail: M) throws(FormFailure) in try log.failOnMainActor(mail.n) }
+        case .mainActorClosureSenderClass:
+            office.register(on: .mainActor) { (mail: M, sender: S) throws(FormFailure) in
+                try log.failOnMainActor(mail.n, sender.name)
+            }
+        case .mainActorClosureSenderClassOrNone:
+            office.register(on: .mainActor) { (mail: M, sender: S?) throws(FormFailure) in
+                try log.failOnMainActor(mail.n, sender?.name ?? "nil")
+            }
+        case .mainActorClosureExact:
+            office.register(on: .mainActor, sender: sender) { (mail: M) throws(FormFailure) in
+                try log.failOnMainActor(mail.n)
+            }
+        case .mainActorClosureExactWithSender:
+            office.register(on: .mainActor, sender: sender) { (mail: M, sender: S) throws(FormFailure) in
+                try log.failOnMainActor(mail.n, sender.name)
+            }
+        case .mainActorClosureNoContents:
+            office.register(on: .mainActor, M.self) { () throws(FormFailure) in try log.failOnMainActor(nil) }
+        case .mainActorClosureExactNoContents:
+            office.register(on: .mainActor, sender: sender, M.self) { () throws(FormFailure) in
+                try log.failOnMainActor(nil)
+            }
+        case .mainActorMethodAny:
+            office.register(recipients.mainActorObject, FormMainActorObject<M, S>.failReceive(_:))
+        case .mainActorMethodSenderClass:
+            office.register(recipients.mainActorObject, FormMainActorObject<M, S>.failReceive(_:from:))
+        case .mainActorMethodSenderClassOrNone:
+            office.register(recipients.mainActorObject, FormMainActorObject<M, S>.failReceive(_:fromOptional:))
+        case .mainActorMethodExact:
+            office.register(sender: sender, recipients.mainActorObject, FormMainActorObject<M, S>.failReceive(_:))
+        case .mainActorMethodExactWithSender:
+            office.register(sender: sender, recipients.mainActorObject, FormMainActorObject<M, S>.failReceive(_:from:))
+        case .mainActorMethodNoContents:
+            office.register(M.self, recipients.mainActorObject, FormMainActorObject<M, S>.failReload)
+        case .mainActorMethodExactNoContents:
+            office.register(sender: sender, M.self, recipients.mainActorObject, FormMainActorObject<M, S>.failReload)
+        case .asyncClosureAny:
+            office.register { (mail: M) async throws(FormFailure) in try log.fail(mail.n) }
+        case .asyncClosureSenderClass:
+            office.register { (mail: M, sender: S) async throws(FormFailure) in try log.fail(mail.n, sender.name) }
+        case .asyncClosureSenderClassOrNone:
+            office.register { (mail: M, sender: S?) async throws(FormFailure) in
+                try log.fail(mail.n, sender?.name ?? "nil")
+            }
+        case .asyncClosureExact:
+            office.register(sender: sender) { (mail: M) async throws(FormFailure) in try log.fail(mail.n) }
+        case .asyncClosureExactWithSender:
+            office.register(sender: sender) { (mail: M, sender: S) async throws(FormFailure) in
+                try log.fail(mail.n, sender.name)
+            }
+        case .asyncClosureNoContents:
+            office.register(M.self) { () async throws(FormFailure) in try log.fail(nil) }
+        case .asyncClosureExactNoContents:
+            office.register(sender: sender, M.self) { () async throws(FormFailure) in try log.fail(nil) }
+        case .actorAny:
+            office.register(recipients.actor) { (actor: isolated FormActor<M, S>, mail: M) throws(FormFailure) in
+                try actor.log.fail(mail.n)
+            }
+        case .actorSenderClass:
+            office.register(recipients.actor) {
+                (actor: isolated FormActor<M, S>, mail: M, sender: S) throws(FormFailure) in
+                try actor.log.fail(mail.n, sender.name)
+            }
+        case .actorSenderClassOrNone:
+            office.register(recipients.actor) {
+                (actor: isolated FormActor<M, S>, mail: M, sender: S?) throws(FormFailure) in
+                try actor.log.fail(mail.n, sender?.name ?? "nil")
+            }
+        case .actorExact:
+            office.register(sender: sender, recipients.actor) {
+                (actor: isolated FormActor<M, S>, mail: M) throws(FormFailure) in try actor.log.fail(mail.n)
+            }
+        case .actorExactWithSender:
+            office.register(sender: sender, recipients.actor) {
+                (actor: isolated FormActor<M, S>, mail: M, sender: S) throws(FormFailure) in
+                try actor.log.fail(mail.n, sender.name)
+            }
+        case .actorNoContents:
+            office.register(M.self, recipients.actor) { (actor: isolated FormActor<M, S>) throws(FormFailure) in
+                try actor.log.fail(nil)
+            }
+        case .actorExactNoContents:
+            office.register(sender: sender, M.self, recipients.actor) {
+                (actor: isolated FormActor<M, S>) throws(FormFailure) in try actor.log.fail(nil)
+            }
+        case .actorMethodAny:
+            office.register(recipients.actor, FormActor<M, S>.failTake(_:))
+        case .actorMethodSenderClass:
+            office.register(recipients.actor, FormActor<M, S>.failTake(_:from:))
+        case .actorMethodSenderClassOrNone:
+            office.register(recipients.actor, FormActor<M, S>.failTake(_:fromOptional:))
+        case .actorMethodExact:
+            office.register(sender: sender, recipients.actor, FormActor<M, S>.failTake(_:))
+        case .actorMethodExactWithSender:
+            office.register(sender: sender, recipients.actor, FormActor<M, S>.failTake(_:from:))
+        case .actorMethodNoContents:
+            office.register(M.self, recipients.actor, FormActor<M, S>.failReload)
+        case .actorMethodExactNoContents:
+            office.register(sender: sender, M.self, recipients.actor, FormActor<M, S>.failReload)
+        case .conformingAny:
+            office.register(queue: queue, conformingTo: (any FormMail).self) {
+                (mail: any FormMail) throws(FormFailure) in try log.fail(mail.n)
+            }
+        case .conformingSenderClass:
+            office.register(queue: queue, conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S) throws(FormFailure) in try log.fail(mail.n, sender.name)
+            }
+        case .conformingSenderClassOrNone:
+            office.register(queue: queue, conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S?) throws(FormFailure) in try log.fail(mail.n, sender?.name ?? "nil")
+            }
+        case .conformingExact:
+            office.register(queue: queue, sender: sender, conformingTo: (any FormMail).self) {
+                (mail: any FormMail) throws(FormFailure) in try log.fail(mail.n)
+            }
+        case .conformingExactWithSender:
+            office.register(queue: queue, sender: sender, conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S) throws(FormFailure) in try log.fail(mail.n, sender.name)
+            }
+        case .mainActorProtocolAny:
+            office.register(on: .mainActor, conformingTo: (any FormMail).self) {
+                (mail: any FormMail) throws(FormFailure) in try log.failOnMainActor(mail.n)
+            }
+        case .mainActorProtocolSenderClass:
+            office.register(on: .mainActor, conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S) throws(FormFailure) in try log.failOnMainActor(mail.n, sender.name)
+            }
+        case .mainActorProtocolSenderClassOrNone:
+            office.register(on: .mainActor, conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S?) throws(FormFailure) in
+                try log.failOnMainActor(mail.n, sender?.name ?? "nil")
+            }
+        case .mainActorProtocolExact:
+            office.register(on: .mainActor, sender: sender, conformingTo: (any FormMail).self) {
+                (mail: any FormMail) throws(FormFailure) in try log.failOnMainActor(mail.n)
+            }
+        case .mainActorProtocolExactWithSender:
+            office.register(on: .mainActor, sender: sender, conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S) throws(FormFailure) in try log.failOnMainActor(mail.n, sender.name)
+            }
+        case .asyncProtocolAny:
+            office.register(conformingTo: (any FormMail).self) { (mail: any FormMail) async throws(FormFailure) in
+                try log.fail(mail.n)
+            }
+        case .asyncProtocolSenderClass:
+            office.register(conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S) async throws(FormFailure) in try log.fail(mail.n, sender.name)
+            }
+        case .asyncProtocolSenderClassOrNone:
+            office.register(conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S?) async throws(FormFailure) in
+                try log.fail(mail.n, sender?.name ?? "nil")
+            }
+        case .asyncProtocolExact:
+            office.register(sender: sender, conformingTo: (any FormMail).self) {
+                (mail: any FormMail) async throws(FormFailure) in try log.fail(mail.n)
+            }
+        case .asyncProtocolExactWithSender:
+            office.register(sender: sender, conformingTo: (any FormMail).self) {
+                (mail: any FormMail, sender: S) async throws(FormFailure) in try log.fail(mail.n, sender.name)
+            }
+        case .catchAll:
+            office.register(queue: queue) { (mail: any Mail) throws(FormFailure) in
+                try log.failIfForm(mail, sender: nil, onMainActor: false)
+            }
+        case .catchAllWithSender:
+            office.register(queue: queue) { (mail: any Mail, sender: (any AnyObject & Sendable)?) throws(FormFailure) in
+                try log.failIfForm(mail, sender: (sender as? any FormSender)?.name ?? "nil", onMainActor: false)
+            }
+        case .mainActorCatchAll:
+            office.register(on: .mainActor) { (mail: any Mail) throws(FormFailure) in
+                try log.failIfForm(mail, sender: nil, onMainActor: true)
+            }
+        case .mainActorCatchAllWithSender:
+            office.register(on: .mainActor) {
+                (mail: any Mail, sender: (any AnyObject & Sendable)?) throws(FormFailure) in
+                try log.failIfForm(mail, sender: (sender as? any FormSender)?.name ?? "nil", onMainActor: true)
+            }
+        case .asyncCatchAll:
+            office.register { (mail: any Mail) async throws(FormFailure) in
+                try log.failIfForm(mail, sender: nil, onMainActor: false)
+            }
+        case .asyncCatchAllWithSender:
+            office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) async throws(FormFailure) in
+                try log.failIfForm(mail, sender: (sender as? any FormSender)?.name ?? "nil", onMainActor: false)
             }
         }
     }

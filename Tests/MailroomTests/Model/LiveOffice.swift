@@ -1,5 +1,5 @@
-// Drives a real PostOffice through a sequence of model operations and logs what its handlers receive, in the
-// same vocabulary as the reference model.
+// Drives a real PostOffice through a sequence of model operations and logs what its handlers receive, and
+// what its fallback gets, in the same vocabulary as the reference model.
 
 import Dispatch
 import Mailroom
@@ -8,9 +8,10 @@ import Testing
 /// The state the handlers registered on the real office share: the object pool, the ids of the labelled
 /// registrations, the posts in progress and the log.
 ///
-/// Synchronous handlers run inside `post`, on the test's thread, and only they touch this object's mutable
-/// state. Queued handlers run on the sequence's serial queue, which stays blocked except inside
-/// ``drainQueue()``, while the test's thread waits; they only record into the locked `queuedLog`.
+/// Synchronous handlers of posted mail run inside `post`, on the test's thread, and only they touch this
+/// object's mutable state. Queued handlers run on the sequence's serial queue, which stays blocked except
+/// inside ``drainQueue()``, while the test's thread waits; they, the recipients of `DeliveryFailure` (which run
+/// on the queue's thread when a queued handler threw) and the office's fallback only touch the locked `log`.
 ///
 /// The office holds the handlers, which hold this; this holds the office weakly, so there is no cycle and
 /// releasing the office releases everything.
@@ -27,18 +28,33 @@ final class LiveOffice: @unchecked Sendable {
     private let foreignId: RecipientId
     /// The queue of queued registrations, made at the first one, and the gate that keeps it blocked.
     private var queue: (queue: DispatchQueue, gate: Gate)?
-    private let queuedLog = Recorder<ModelEvent>()
+    private let log: LiveLog
 
-    /// What the handlers received so far; the caller empties it between operations.
-    var events: [ModelEvent] = []
     /// How many deliveries were made in nested posts.
     private(set) var nestedDeliveries = 0
 
-    init(office: PostOffice) {
+    /// A fresh office whose fallback logs the failures no registration received, and its driver.
+    static func make() -> (office: PostOffice, live: LiveOffice) {
+        let log = LiveLog()
+        let office = PostOffice(unheardFailures: { failure in
+            log.record(.unheard(failure: log.failureLine(failure), sender: log.name(of: failure.sender)))
+        })
+        return (office, LiveOffice(office: office, log: log))
+    }
+
+    private init(office: PostOffice, log: LiveLog) {
         self.office = office
+        self.log = log
         objects = (0..<ModelSlots.count).map { ModelSlots.makeObject($0, generation: 1) }
         let other = PostOffice()
         foreignId = other.register { (_: Ping) in }
+    }
+
+    /// What the handlers and the fallback logged since the last ``clearEvents()``.
+    var events: [ModelEvent] { log.events }
+
+    func clearEvents() {
+        log.clear()
     }
 
     var registrationCount: Int {
@@ -70,13 +86,23 @@ final class LiveOffice: @unchecked Sendable {
         }
     }
 
-    /// Runs the deliveries waiting on the queue, appends what they logged to `events`, and blocks it again.
+    /// Runs the deliveries waiting on the queue, and those they enqueue, then blocks it again.
+    ///
+    /// A queued handler that throws makes the office post its `DeliveryFailure` on the queue's thread, which
+    /// may enqueue deliveries to queued recipients of `DeliveryFailure`: the queue is drained again until a
+    /// round runs no queued handler. The first round's barrier is enqueued before the gate opens, so that
+    /// everything enqueued while the queue runs comes after it.
     func drainQueue() {
         guard let queue else { return }
+        let firstRound = DispatchSemaphore(value: 0)
+        queue.queue.async { firstRound.signal() }
         queue.gate.open()
-        drain(queue.queue)
-        events += queuedLog.events
-        queuedLog.removeAll()
+        waitFor(firstRound, "the queue of the model-based sequence to drain")
+        var ran = -1
+        while ran != log.queuedRuns {
+            ran = log.queuedRuns
+            drain(queue.queue)
+        }
         self.queue?.gate = block(queue.queue)
         reclaimDeadRegistrations()
     }
@@ -115,40 +141,78 @@ final class LiveOffice: @unchecked Sendable {
     // MARK: - Handlers
 
     /// What a registration's handlers need to log a delivery; they capture it, and nothing else but `self`.
-    private struct Handling: Sendable {
+    struct Handling: Sendable {
         let label: String
-        let queued: Bool
-        let action: ModelAction?
+        let spec: ModelRegistrationSpec
     }
 
-    /// Logs a delivery, then runs the registration's action if the post is not nested too deep.
+    /// Logs a delivery, runs the registration's action if the post is not nested too deep, and answers as the
+    /// spec says: throws `ModelFailure`, or tells an interceptor's handler to consume the mail or pass it on.
     ///
     /// `mail` is `nil` for handlers that do not receive the mail, and `sender` is `nil` (not `.some(nil)`, a
-    /// post without sender) for those that do not receive the sender; synchronous handlers then log the
-    /// innermost post's, queued ones `modelNotReceived`.
-    private func received(_ handling: Handling, recipient: String? = nil, mail: String?, sender: String??) {
-        if handling.queued {
-            // On the queue's thread: nothing but the locked log may be touched.
-            queuedLog.record(
+    /// post without sender) for those that do not receive the sender; synchronous handlers of posted mail then
+    /// log the innermost post's, other handlers `modelNotReceived` (but the sender of a `DeliveryFailure` they
+    /// receive). The handler's error type `E` is `ModelFailure` when the spec may throw, else `Never`.
+    func answer<E: Error>(
+        _: E.Type, _ handling: Handling, recipient: String? = nil, mail: (any Mail)?, sender: String??
+    ) throws(E) -> Consumption {
+        switch received(handling, recipient: recipient, mail: mail, sender: sender) {
+        case .handled: return .passOn
+        case .consumed: return .consumed
+        case .threw: throw ModelFailure(label: handling.label) as! E
+        }
+    }
+
+    /// The name of a sender of the pool, or `nil` for none.
+    func name(of sender: (any AnyObject & Sendable)?) -> String? {
+        log.name(of: sender)
+    }
+
+    private func received(_ handling: Handling, recipient: String?, mail: (any Mail)?, sender: String??)
+        -> ModelOutcome
+    {
+        let spec = handling.spec
+        // A handler not passed the mail knows it is a report only by its registration's mail type.
+        let isReport = mail.map { $0 is DeliveryFailure } ?? (spec.mail == .failure)
+        let duringPost = !spec.queued && !isReport
+        if spec.queued {
+            log.countQueuedRun()
+        }
+        let post = duringPost ? posts.last : nil
+        if duringPost, post == nil {
+            log.record(
                 .delivered(
-                    label: handling.label, recipient: recipient, mail: mail ?? modelNotReceived,
-                    sender: sender ?? modelNotReceived))
-            return
+                    label: handling.label, recipient: recipient, mail: "<outside any post>", sender: nil,
+                    outcome: .handled))
+            return .handled
         }
-        guard let post = posts.last else {
-            events.append(
-                .delivered(label: handling.label, recipient: recipient, mail: "<outside any post>", sender: nil))
-            return
-        }
-        events.append(
+        let loggedMail = mail.map(log.describe) ?? post?.mail ?? modelNotReceived
+        let loggedSender: String? =
+            switch sender {
+            case .some(let passed): passed
+            case .none:
+                if let failure = mail as? DeliveryFailure {
+                    log.name(of: failure.sender)
+                } else if let post {
+                    post.sender
+                } else {
+                    modelNotReceived
+                }
+            }
+        let number = mail.map(log.number)
+        let outcome = spec.outcome(on: number)
+        log.record(
             .delivered(
-                label: handling.label, recipient: recipient, mail: mail ?? post.mail, sender: sender ?? post.sender))
-        if posts.count > 1 {
-            nestedDeliveries += 1
+                label: handling.label, recipient: recipient, mail: loggedMail, sender: loggedSender, outcome: outcome))
+        if duringPost {
+            if posts.count > 1 {
+                nestedDeliveries += 1
+            }
+            if let action = spec.actionDuringPosts, posts.count < ModelLimits.actionDepth, let office {
+                perform(action, by: handling.label, on: office)
+            }
         }
-        if let action = handling.action, posts.count < ModelLimits.actionDepth, let office {
-            perform(action, by: handling.label, on: office)
-        }
+        return outcome
     }
 
     private func perform(_ action: ModelAction, by owner: String, on office: PostOffice) {
@@ -171,7 +235,7 @@ final class LiveOffice: @unchecked Sendable {
         case .unregisterObject(let slot):
             office.unregister(objects[slot])
         case .readCount:
-            events.append(.counted(by: owner, count: office.registrationCount))
+            log.record(.counted(by: owner, count: office.registrationCount))
         }
     }
 
@@ -199,6 +263,8 @@ final class LiveOffice: @unchecked Sendable {
             case .parcel: send(letter as! Parcel, spec, on: office)
             default: send(letter, spec, on: office)
             }
+        case .failure:
+            Issue.record("the sequences post no DeliveryFailure: only the office does")
         }
     }
 
@@ -225,7 +291,7 @@ final class LiveOffice: @unchecked Sendable {
     // MARK: - Registering
 
     private func register(_ spec: ModelRegistrationSpec, label: String, on office: PostOffice) -> RecipientId {
-        let handling = Handling(label: label, queued: spec.queued, action: spec.queued ? nil : spec.action)
+        let handling = Handling(label: label, spec: spec)
         var queue: DispatchQueue?
         if spec.queued {
             if self.queue == nil {
@@ -234,165 +300,19 @@ final class LiveOffice: @unchecked Sendable {
             }
             queue = self.queue?.queue
         }
-        let registration = Registering(office: office, queue: queue, live: self, handling: handling)
-        switch spec.mail {
-        case .ping: return registration.register(Ping.self, spec, objects)
-        case .pong: return registration.register(Pong.self, spec, objects)
-        case .letter: return registration.register(Letter.self, spec, objects)
-        case .parcel: return registration.register(Parcel.self, spec, objects)
-        case .crate: return registration.register(Crate.self, spec, objects)
-        }
-    }
-
-    /// Makes one registration, with one of the fourteen `register` overloads. The handlers capture `live` and
-    /// `handling`, never a recipient or a sender: the office holds those weakly, so must what it holds.
-    private struct Registering {
-        let office: PostOffice
-        let queue: DispatchQueue?
-        let live: LiveOffice
-        let handling: Handling
-
-        func register<M: ModelMail>(_: M.Type, _ spec: ModelRegistrationSpec, _ objects: [any ModelObject])
-            -> RecipientId
-        {
-            let recipient = spec.recipient.map { objects[$0] }
-            switch spec.form {
-            case .mail, .mailType:
-                if let recipient {
-                    return registerMethod(M.self, spec.form, recipient: recipient)
-                }
-                return registerClosure(M.self, spec.form)
-            case .kind(let senderClass), .optionalKind(let senderClass):
-                switch senderClass {
-                case .recipient: return register(M.self, ModelRecipient.self, spec.form, recipient)
-                case .device: return register(M.self, Device.self, spec.form, recipient)
-                case .phone: return register(M.self, Phone.self, spec.form, recipient)
-                case .stranger: return register(M.self, Stranger.self, spec.form, recipient)
-                }
-            case .exact(let slot), .exactWithSender(let slot), .exactMailType(let slot):
-                if let recipient {
-                    return registerMethod(M.self, spec.form, sender: objects[slot], recipient: recipient)
-                }
-                return registerClosure(M.self, spec.form, sender: objects[slot])
+        let registrar: any LiveRegistrar =
+            switch (spec.consumesOn != nil, spec.throwsOn != nil) {
+            case (false, false):
+                LiveRegistering<Never>(office: office, queue: queue, live: self, handling: handling)
+            case (false, true):
+                LiveRegistering<ModelFailure>(office: office, queue: queue, live: self, handling: handling)
+            case (true, false):
+                LiveIntercepting<Never>(office: office, live: self, handling: handling)
+            case (true, true):
+                LiveIntercepting<ModelFailure>(office: office, live: self, handling: handling)
             }
-        }
-
-        /// `(M)` and `register(M.self)` closures.
-        private func registerClosure<M: ModelMail>(_: M.Type, _ form: ModelForm) -> RecipientId {
-            let (live, handling) = (live, handling)
-            if form == .mailType {
-                return office.register(queue: queue, M.self) {
-                    live.received(handling, mail: nil, sender: .none)
-                }
-            }
-            return office.register(queue: queue) { (mail: M) in
-                live.received(handling, mail: mail.modelDescription, sender: .none)
-            }
-        }
-
-        /// `(M)` and `register(M.self)` methods of `recipient`.
-        private func registerMethod<M: ModelMail, R: ModelObject>(_: M.Type, _ form: ModelForm, recipient: R)
-            -> RecipientId
-        {
-            let (live, handling) = (live, handling)
-            if form == .mailType {
-                return office.register(queue: queue, M.self, recipient) { (recipient: R) in
-                    { live.received(handling, recipient: recipient.name, mail: nil, sender: .none) }
-                }
-            }
-            return office.register(queue: queue, recipient) { (recipient: R) in
-                { (mail: M) in
-                    live.received(handling, recipient: recipient.name, mail: mail.modelDescription, sender: .none)
-                }
-            }
-        }
-
-        /// `(M, S)` and `(M, S?)`, as closures or methods of `recipient`.
-        private func register<M: ModelMail, S: ModelObject>(
-            _: M.Type, _: S.Type, _ form: ModelForm, _ recipient: (any ModelObject)?
-        ) -> RecipientId {
-            if let recipient {
-                return registerMethod(M.self, S.self, form, recipient: recipient)
-            }
-            let (live, handling) = (live, handling)
-            if case .optionalKind = form {
-                return office.register(queue: queue) { (mail: M, sender: S?) in
-                    live.received(handling, mail: mail.modelDescription, sender: .some(sender?.name))
-                }
-            }
-            return office.register(queue: queue) { (mail: M, sender: S) in
-                live.received(handling, mail: mail.modelDescription, sender: .some(sender.name))
-            }
-        }
-
-        private func registerMethod<M: ModelMail, S: ModelObject, R: ModelObject>(
-            _: M.Type, _: S.Type, _ form: ModelForm, recipient: R
-        ) -> RecipientId {
-            let (live, handling) = (live, handling)
-            if case .optionalKind = form {
-                return office.register(queue: queue, recipient) { (recipient: R) in
-                    { (mail: M, sender: S?) in
-                        live.received(
-                            handling, recipient: recipient.name, mail: mail.modelDescription,
-                            sender: .some(sender?.name))
-                    }
-                }
-            }
-            return office.register(queue: queue, recipient) { (recipient: R) in
-                { (mail: M, sender: S) in
-                    live.received(
-                        handling, recipient: recipient.name, mail: mail.modelDescription, sender: .some(sender.name))
-                }
-            }
-        }
-
-        /// The three exact-sender forms as closures.
-        private func registerClosure<M: ModelMail, S: ModelObject>(_: M.Type, _ form: ModelForm, sender: S)
-            -> RecipientId
-        {
-            let (live, handling) = (live, handling)
-            switch form {
-            case .exactWithSender:
-                return office.register(queue: queue, sender: sender) { (mail: M, sender: S) in
-                    live.received(handling, mail: mail.modelDescription, sender: .some(sender.name))
-                }
-            case .exactMailType:
-                return office.register(queue: queue, sender: sender, M.self) {
-                    live.received(handling, mail: nil, sender: .none)
-                }
-            default:
-                return office.register(queue: queue, sender: sender) { (mail: M) in
-                    live.received(handling, mail: mail.modelDescription, sender: .none)
-                }
-            }
-        }
-
-        /// The three exact-sender forms as methods of `recipient`.
-        private func registerMethod<M: ModelMail, S: ModelObject, R: ModelObject>(
-            _: M.Type, _ form: ModelForm, sender: S, recipient: R
-        ) -> RecipientId {
-            let (live, handling) = (live, handling)
-            switch form {
-            case .exactWithSender:
-                return office.register(queue: queue, sender: sender, recipient) { (recipient: R) in
-                    { (mail: M, sender: S) in
-                        live.received(
-                            handling, recipient: recipient.name, mail: mail.modelDescription,
-                            sender: .some(sender.name))
-                    }
-                }
-            case .exactMailType:
-                return office.register(queue: queue, sender: sender, M.self, recipient) { (recipient: R) in
-                    { live.received(handling, recipient: recipient.name, mail: nil, sender: .none) }
-                }
-            default:
-                return office.register(queue: queue, sender: sender, recipient) { (recipient: R) in
-                    { (mail: M) in
-                        live.received(
-                            handling, recipient: recipient.name, mail: mail.modelDescription, sender: .none)
-                    }
-                }
-            }
-        }
+        let id = registrar.register(spec, objects)
+        log.name(id, label)
+        return id
     }
 }

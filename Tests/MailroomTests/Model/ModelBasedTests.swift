@@ -3,7 +3,9 @@ import Mailroom
 import Testing
 
 /// Random sequences of operations run on a real `PostOffice` and on `ReferenceModel`, a plain list of
-/// registrations scanned in order, compared after every operation.
+/// registrations scanned by priority then registration order, compared after every operation: the deliveries
+/// (what each handler then did: returned, threw or consumed the mail, in order), the reports of failures
+/// (deliveries of `DeliveryFailure`, and what the office's fallback got) and `registrationCount`.
 ///
 /// A failure records the seed and the shortest failing sequence found by shrinking. Replay one seed with
 /// `MAILROOM_MODEL_SEED=<seed> swift test --filter Model`, which also prints its whole sequence; run more
@@ -27,12 +29,14 @@ struct ModelBasedTests {
     }
 
     @Test(
-        "Thousands of short random sequences of registrations, posts, unregistrations, deaths, queues and re-entrant handlers deliver exactly what the model predicts",
+        "Thousands of short random sequences of registrations at several priorities, posts, unregistrations, deaths, queues, re-entrant, throwing and consuming handlers, and recipients of DeliveryFailure deliver and report exactly what the model predicts",
         arguments: CountCheck.allCases)
     func shortSequencesMatchTheModel(countCheck: CountCheck) {
         let total = Self.check(.standard, Self.seeds(from: Self.firstSeed, count: 2000), countCheck: countCheck)
         if Self.replayedSeed == nil {
             #expect(total.nestedDeliveries > 0, "no handler posted nested mail: the generator lost re-entrancy")
+            #expect(total.failureReports > 0 && total.unheardFailures > 0, "failures were not both heard and unheard")
+            #expect(total.consumptions > 0, "no interceptor consumed mail")
         }
     }
 
@@ -69,10 +73,7 @@ struct ModelBasedTests {
                 print((["Sequence of seed \(seed), \(profile):"] + lines).joined(separator: "\n"))
             }
             let result = ModelHarness.run(operations, countCheck: countCheck)
-            total.operations += result.operations
-            total.deliveries += result.deliveries
-            total.nestedDeliveries += result.nestedDeliveries
-            total.registrationsMade = max(total.registrationsMade, result.registrationsMade)
+            total.add(result)
             if result.mismatch != nil {
                 let report = ModelHarness.report(
                     seed: seed, profile: profile, operations: operations, countCheck: countCheck)
@@ -85,6 +86,8 @@ struct ModelBasedTests {
         print(
             "Model-based, \(profile) sequences, \(countCheck): \(sequences) sequences, \(total.operations) "
                 + "operations, \(total.deliveries) deliveries compared (\(total.nestedDeliveries) in nested posts), "
+                + "\(total.failures) failures compared (\(total.failureReports) deliveries of DeliveryFailure, "
+                + "\(total.unheardFailures) failures to the fallback), \(total.consumptions) consumptions compared, "
                 + "\(failures) failing")
         #expect(total.deliveries > 0)
         return total
@@ -123,7 +126,7 @@ struct ModelBasedTests {
     }
 
     @Test(
-        "The generated sequences use every register overload, plain and queued, as closure and as method, and every operation and action"
+        "The generated sequences use every register and intercept overload, plain and queued, as closure and as method, every priority, throwing and consuming handlers, recipients of DeliveryFailure of every form, and every operation and action"
     )
     func generatorCoversEveryForm() {
         var overloads: Set<String> = []
@@ -131,17 +134,28 @@ struct ModelBasedTests {
         var actions: Set<String> = []
         var senderClasses: Set<ModelObjectClass> = []
         var mailTypes: Set<ModelMailType> = []
+        var priorities: Set<Int16> = []
+        var throwing: Set<String> = []
+        var consuming: Set<String> = []
+        var failureForms: Set<String> = []
         var throughSuperclass = 0
         for seed in (0..<UInt64(500)).map({ Self.firstSeed + $0 }) {
             for operation in OperationGenerator.sequence(seed: seed) {
                 switch operation {
                 case .register(_, let spec):
                     operations.insert("register")
-                    let kind = "\(spec.queued ? "queued " : "")\(spec.recipient == nil ? "closure" : "method")"
-                    overloads.insert("\(kind) \(spec.form.overload)")
+                    let verb = spec.consumesOn != nil ? "intercepting " : spec.queued ? "queued " : ""
+                    overloads.insert("\(verb)\(spec.recipient == nil ? "closure" : "method") \(spec.form.overload)")
                     mailTypes.insert(spec.mail)
+                    priorities.insert(spec.priority)
                     if case .kind(let senderClass) = spec.form { senderClasses.insert(senderClass) }
                     if let action = spec.action { actions.insert(Self.kind(of: action)) }
+                    if let trigger = spec.throwsOn {
+                        throwing.insert("\(spec.queued ? "queued " : "")\(Self.kind(of: trigger))")
+                        if spec.mail == .failure || spec.form.isCatchAll { throwing.insert("on reports") }
+                    }
+                    if let trigger = spec.consumesOn { consuming.insert(Self.kind(of: trigger)) }
+                    if spec.mail == .failure, !spec.form.isCatchAll { failureForms.insert(spec.form.overload) }
                 case .post(let spec):
                     operations.insert(spec.sender == nil ? "post" : "post with sender")
                     if spec.staticType != spec.mail { throughSuperclass += 1 }
@@ -153,7 +167,8 @@ struct ModelBasedTests {
                 }
             }
         }
-        #expect(overloads.count == 28, "\(overloads.sorted())")
+        // 7 forms × closure and method × plain and queued, 7 × 2 interceptors, 2 catch-alls × plain and queued.
+        #expect(overloads.count == 28 + 14 + 4, "\(overloads.sorted())")
         #expect(operations.count == 8, "\(operations.sorted())")
         #expect(
             actions == [
@@ -162,7 +177,21 @@ struct ModelBasedTests {
             ])
         #expect(senderClasses == [.device, .phone, .stranger])
         #expect(mailTypes.count == ModelMailType.allCases.count)
+        #expect(priorities == [0, 10, -10, 100])
+        #expect(
+            throwing == ["never", "always", "number", "queued never", "queued always", "queued number", "on reports"],
+            "\(throwing.sorted())")
+        #expect(consuming == ["never", "always", "number"])
+        #expect(failureForms.count == 7, "\(failureForms.sorted())")
         #expect(throughSuperclass > 0)
+    }
+
+    private static func kind(of trigger: ModelTrigger) -> String {
+        switch trigger {
+        case .never: "never"
+        case .always: "always"
+        case .number: "number"
+        }
     }
 
     private static func kind(of action: ModelAction) -> String {

@@ -71,9 +71,48 @@ struct ModelRunResult {
     var deliveries = 0
     /// Deliveries made in nested posts.
     var nestedDeliveries = 0
+    /// Handlers that threw, among the deliveries compared.
+    var failures = 0
+    /// Deliveries of `DeliveryFailure`, among the deliveries compared.
+    var failureReports = 0
+    /// Failures the fallback got, compared.
+    var unheardFailures = 0
+    /// Interceptors that consumed the mail, among the deliveries compared.
+    var consumptions = 0
     /// Registrations made, by operations and handlers.
     var registrationsMade = 0
     var mismatch: ModelMismatch?
+}
+
+extension ModelRunResult {
+    /// Counts the events of one step, compared and equal.
+    fileprivate mutating func count(_ events: [ModelEvent]) {
+        for event in events {
+            switch event {
+            case .delivered(_, _, let mail, _, let outcome):
+                deliveries += 1
+                if outcome == .threw { failures += 1 }
+                if outcome == .consumed { consumptions += 1 }
+                if mail.hasPrefix("\(ModelMailType.failure)(") { failureReports += 1 }
+            case .counted:
+                deliveries += 1
+            case .unheard:
+                unheardFailures += 1
+            }
+        }
+    }
+
+    /// Adds the counts of `other`; `registrationsMade` becomes the larger.
+    mutating func add(_ other: ModelRunResult) {
+        operations += other.operations
+        deliveries += other.deliveries
+        nestedDeliveries += other.nestedDeliveries
+        failures += other.failures
+        failureReports += other.failureReports
+        unheardFailures += other.unheardFailures
+        consumptions += other.consumptions
+        registrationsMade = max(registrationsMade, other.registrationsMade)
+    }
 }
 
 enum ModelHarness {
@@ -99,8 +138,7 @@ enum ModelHarness {
         _ operations: [ModelOperation], countCheck: CountCheck, to model: inout ReferenceModel,
         result: inout ModelRunResult
     ) -> LiveOffice {
-        let office = PostOffice()
-        let live = LiveOffice(office: office)
+        let (office, live) = LiveOffice.make()
         withExtendedLifetime(office) {
             for (index, operation) in operations.enumerated() {
                 live.apply(operation)
@@ -127,9 +165,9 @@ enum ModelHarness {
                 operationIndex: index, expected: model.events, actual: live.events, expectedCount: expectedCount,
                 actualCount: actualCount, isEnd: index == result.operations)
         } else {
-            result.deliveries += live.events.count
+            result.count(live.events)
         }
-        live.events.removeAll()
+        live.clearEvents()
         model.events.removeAll()
     }
 

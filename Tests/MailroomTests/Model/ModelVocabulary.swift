@@ -92,22 +92,26 @@ enum ModelSlots {
 
 // MARK: - Mail
 
-/// Mail whose value the log can describe.
+/// Mail that the sequences post, whose value the log can describe, and which carries the number of its post.
 protocol ModelMail: Mail {
     var modelDescription: String { get }
+    var modelNumber: Int { get }
 }
 
 extension Ping: ModelMail {
     var modelDescription: String { "Ping(\(n))" }
+    var modelNumber: Int { n }
 }
 
 extension Pong: ModelMail {
     var modelDescription: String { "Pong(\(n))" }
+    var modelNumber: Int { n }
 }
 
 extension Letter: ModelMail {
     /// Names the dynamic class, so a `Crate` received as a `Letter` reads `Crate(…)`.
     var modelDescription: String { "\(String(describing: type(of: self)))(\(tag))" }
+    var modelNumber: Int { Int(tag) ?? -1 }
 }
 
 enum ModelMailType: Int, CaseIterable, Sendable, CustomStringConvertible {
@@ -116,6 +120,8 @@ enum ModelMailType: Int, CaseIterable, Sendable, CustomStringConvertible {
     case letter
     case parcel
     case crate
+    /// `DeliveryFailure`: registrations receive it, only the office posts it.
+    case failure
 
     var description: String {
         switch self {
@@ -124,6 +130,7 @@ enum ModelMailType: Int, CaseIterable, Sendable, CustomStringConvertible {
         case .letter: "Letter"
         case .parcel: "Parcel"
         case .crate: "Crate"
+        case .failure: "DeliveryFailure"
         }
     }
 
@@ -177,6 +184,12 @@ enum ModelForm: Hashable, Sendable {
     case exactWithSender(slot: Int)
     /// `register(sender: s, M.self) { }`.
     case exactMailType(slot: Int)
+    /// `register { (any Mail) in }`: a catch-all (a wiretap) for every mail, whatever the registration's mail
+    /// type, `DeliveryFailure` included; closures only. It does not count as a recipient: a `DeliveryFailure`
+    /// only catch-alls received goes to the fallback too.
+    case catchAll
+    /// `register { (any Mail, (any AnyObject & Sendable)?) in }`.
+    case catchAllWithSender
 
     /// The slot of the exact sender, for the `exact` forms.
     var exactSlot: Int? {
@@ -185,6 +198,8 @@ enum ModelForm: Hashable, Sendable {
         default: nil
         }
     }
+
+    var isCatchAll: Bool { self == .catchAll || self == .catchAllWithSender }
 
     /// Whether the handler receives the mail.
     var receivesMail: Bool {
@@ -197,7 +212,7 @@ enum ModelForm: Hashable, Sendable {
     /// Whether the handler receives the sender.
     var receivesSender: Bool {
         switch self {
-        case .kind, .optionalKind, .exactWithSender: true
+        case .kind, .optionalKind, .exactWithSender, .catchAllWithSender: true
         default: false
         }
     }
@@ -212,6 +227,8 @@ enum ModelForm: Hashable, Sendable {
         case .exact: "sender: s, (M)"
         case .exactWithSender: "sender: s, (M, S)"
         case .exactMailType: "sender: s, M.self"
+        case .catchAll: "(any Mail)"
+        case .catchAllWithSender: "(any Mail, sender?)"
         }
     }
 
@@ -224,6 +241,34 @@ enum ModelForm: Hashable, Sendable {
         case .exact(let slot): "(\(mail)) from exactly \(ModelSlots.name(slot))"
         case .exactWithSender(let slot): "(\(mail), sender) from exactly \(ModelSlots.name(slot))"
         case .exactMailType(let slot): "(\(mail).self, no arguments) from exactly \(ModelSlots.name(slot))"
+        case .catchAll: "(any Mail)"
+        case .catchAllWithSender: "(any Mail, any sender?)"
+        }
+    }
+}
+
+/// Which mail a handler throws on, or consumes: every one, none, or the mail of one post number. A handler
+/// that is not passed the mail (`M.self` forms) knows no number: only `always` applies to it.
+enum ModelTrigger: Hashable, Sendable, CustomStringConvertible {
+    case never
+    case always
+    /// Mail whose number is this; for a `DeliveryFailure`, the number of the mail whose handler threw.
+    case number(Int)
+
+    /// Whether the trigger fires on mail numbered `number` (`nil`: the handler does not know it).
+    func fires(on number: Int?) -> Bool {
+        switch self {
+        case .never: false
+        case .always: true
+        case .number(let wanted): number == wanted
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .never: "no mail"
+        case .always: "every mail"
+        case .number(let n): "mail number \(n)"
         }
     }
 }
@@ -235,16 +280,56 @@ struct ModelRegistrationSpec: Hashable, Sendable, CustomStringConvertible {
     var recipient: Int?
     /// Registered with `queue:` the sequence's serial queue, which is kept blocked between drain operations.
     var queued = false
+    /// The registration's `Priority`: a post calls its recipients by priority, highest first, then in
+    /// registration order.
+    var priority: Int16 = 0
+    /// The mail the handler throws on, after its action: a handler registered as one that may throw
+    /// (`throws(ModelFailure)`); `nil` registers one that cannot (`E == Never`).
+    var throwsOn: ModelTrigger?
+    /// The mail the handler consumes, when it does not throw: a registration made with `intercept`; `nil`
+    /// registers with `register`. Interceptors are never queued.
+    var consumesOn: ModelTrigger?
     /// What the handler does after logging its delivery, in posts less than `ModelLimits.actionDepth` deep.
-    /// Queued handlers have none: they run on the queue's thread.
+    /// Queued handlers, recipients of `DeliveryFailure` and catch-alls have none: they may run on the queue's
+    /// thread.
     var action: ModelAction?
+
+    /// Whether the handler may have an action: it is called only during posts, on the test's thread. Queued
+    /// handlers, and those that may receive a `DeliveryFailure` (reported on the queue's thread when a queued
+    /// handler threw), may not.
+    var mayAct: Bool { !queued && mail != .failure && !form.isCatchAll }
+
+    /// The action, if the handler may have one.
+    var actionDuringPosts: ModelAction? { mayAct ? action : nil }
+
+    /// What the handler does with mail numbered `number` (`nil` for a form without contents): throws, consumes it,
+    /// or handles it.
+    func outcome(on number: Int?) -> ModelOutcome {
+        if throwsOn?.fires(on: number) ?? false {
+            .threw
+        } else if consumesOn?.fires(on: number) ?? false {
+            .consumed
+        } else {
+            .handled
+        }
+    }
 
     var description: String {
         let recipient = recipient.map { "method of \(ModelSlots.name($0))" } ?? "closure"
-        let queue = queued ? "queued " : ""
+        let kind = queued ? "queued " : consumesOn == nil ? "" : "interceptor: "
+        let priority = priority == 0 ? "" : " at priority \(priority)"
+        let consumes = consumesOn.map { " consuming \($0)" } ?? ""
+        let throwing = throwsOn.map { " throwing on \($0)" } ?? ""
         let action = action.map { " { \($0) }" } ?? ""
-        return "\(queue)\(recipient) \(form.describe(mail))\(action)"
+        return "\(kind)\(recipient) \(form.describe(mail))\(priority)\(consumes)\(throwing)\(action)"
     }
+}
+
+/// The error of a throwing handler of the sequences: names the registration that threw.
+struct ModelFailure: Error, CustomStringConvertible {
+    let label: String
+
+    var description: String { "ModelFailure(\(label))" }
 }
 
 // MARK: - Posts
@@ -365,6 +450,21 @@ enum ModelOperation: Hashable, Sendable, CustomStringConvertible {
                 unqueued.queued = false
                 variants.append(unqueued)
             }
+            if spec.consumesOn != nil {
+                var plain = spec
+                plain.consumesOn = nil
+                variants.append(plain)
+            }
+            if spec.throwsOn != nil {
+                var plain = spec
+                plain.throwsOn = nil
+                variants.append(plain)
+            }
+            if spec.priority != 0 {
+                var normal = spec
+                normal.priority = 0
+                variants.append(normal)
+            }
             if spec.form != .mail {
                 var anySender = spec
                 anySender.form = .mail
@@ -404,17 +504,40 @@ func modelNestedLabel(_ owner: String, _ n: Int) -> String {
 
 // MARK: - The log
 
+/// How the failure of `label` on mail described as `mail` reads: `R3 threw on Ping(2)`.
+func modelFailureLine(_ label: String, on mail: String) -> String {
+    "\(label) threw on \(mail)"
+}
+
+/// How a `DeliveryFailure` of the failure `line` reads in the log: `DeliveryFailure(R3 threw on Ping(2))`.
+func modelFailureReport(_ line: String) -> String {
+    "DeliveryFailure(\(line))"
+}
+
+/// What a handler did with the mail it logged.
+enum ModelOutcome: Hashable, Sendable {
+    /// It returned (an interceptor: passed the mail on).
+    case handled
+    /// It threw `ModelFailure`.
+    case threw
+    /// An interceptor: it returned `.consumed`.
+    case consumed
+}
+
 /// One line of a delivery log: what the real office did, or what the model says it should do.
 enum ModelEvent: Hashable, Sendable, CustomStringConvertible {
-    /// The registration `label` was called with `mail` from `sender` (`nil`: no sender). `recipient` names the
-    /// object a method registration was called on.
-    case delivered(label: String, recipient: String?, mail: String, sender: String?)
+    /// The registration `label` was called with `mail` from `sender` (`nil`: no sender) and then did `outcome`.
+    /// `recipient` names the object a method registration was called on.
+    case delivered(label: String, recipient: String?, mail: String, sender: String?, outcome: ModelOutcome)
     /// The handler of `label` read `registrationCount`.
     case counted(by: String, count: Int)
+    /// The office's fallback (`PostOffice(unheardFailures:)`) got the failure `failure` (as
+    /// `modelFailureLine` writes it), whose mail came from `sender`.
+    case unheard(failure: String, sender: String?)
 
     var description: String {
         switch self {
-        case .delivered(let label, let recipient, let mail, let sender):
+        case .delivered(let label, let recipient, let mail, let sender, let outcome):
             let on = recipient.map { " (on \($0))" } ?? ""
             let what = mail == modelNotReceived ? "mail it is not passed" : mail
             let from =
@@ -423,9 +546,17 @@ enum ModelEvent: Hashable, Sendable, CustomStringConvertible {
                 case let sender?: "from \(sender)"
                 case nil: "with no sender"
                 }
-            return "\(label)\(on) got \(what) \(from)"
+            let did =
+                switch outcome {
+                case .handled: ""
+                case .threw: " and threw"
+                case .consumed: " and consumed it"
+                }
+            return "\(label)\(on) got \(what) \(from)\(did)"
         case .counted(let label, let count):
             return "\(label) read registrationCount = \(count)"
+        case .unheard(let failure, let sender):
+            return "the fallback got \(failure) \(sender.map { "from \($0)" } ?? "with no sender")"
         }
     }
 }

@@ -15,12 +15,20 @@ struct ModelProfile: Sendable, CustomStringConvertible {
     var manyChance = 30
     /// The chance, in percent, that an action unregisters a registration made later (so later in the post).
     var laterTargetChance = 10
-    /// The weights of Ping, Pong, Letter, Parcel, Crate.
-    var mailTypes = [25, 15, 20, 20, 20]
-    /// The weights of the forms (M), (M.self), (M, S), (M, S?), exact (M), exact (M, S), exact (M.self).
-    var forms = [22, 10, 18, 15, 13, 12, 10]
+    /// The weights of Ping, Pong, Letter, Parcel, Crate, and DeliveryFailure (registrations only: the office
+    /// posts it).
+    var mailTypes = [25, 15, 20, 20, 20, 15]
+    /// The weights of the forms (M), (M.self), (M, S), (M, S?), exact (M), exact (M, S), exact (M.self),
+    /// and the catch-alls (any Mail), (any Mail, sender?).
+    var forms = [22, 10, 18, 15, 13, 12, 10, 4, 3]
     /// The chance, in percent, that a post has a sender.
     var senderChance = 65
+    /// The weights of the priorities 0, 10, -10 and 100: mostly equal ones, so that ties are common.
+    var priorities = [55, 20, 15, 10]
+    /// The chance, in percent, that a registration's handler may throw.
+    var throwingChance = 15
+    /// The chance, in percent, that a registration not on the queue is an interceptor.
+    var interceptingChance = 12
 
     var description: String { name }
 
@@ -37,8 +45,8 @@ struct ModelProfile: Sendable, CustomStringConvertible {
     /// posts in progress walk.
     static let reentrant = ModelProfile(
         name: "re-entrant", lengths: 10...30, operations: [50, 35, 5, 2, 0, 3, 5], actionChance: 70,
-        actions: [15, 30, 40, 3, 4, 8], manyChance: 50, laterTargetChance: 40, mailTypes: [70, 10, 10, 5, 5],
-        forms: [50, 10, 10, 15, 5, 5, 5], senderChance: 30)
+        actions: [15, 30, 40, 3, 4, 8], manyChance: 50, laterTargetChance: 40, mailTypes: [70, 10, 10, 5, 5, 5],
+        forms: [50, 10, 10, 15, 5, 5, 5, 2, 2], senderChance: 30)
 }
 
 /// Generates a sequence of operations from a seed.
@@ -75,7 +83,7 @@ struct OperationGenerator {
             let label = "R\(labels.count + 1)"
             labels.append(label)
             var spec = registration()
-            if !spec.queued, random.chance(profile.actionChance) {
+            if spec.mayAct, random.chance(profile.actionChance) {
                 spec.action = action(owner: label)
                 if case .register = spec.action {
                     registeringLabels.append(label)
@@ -112,8 +120,22 @@ struct OperationGenerator {
         [ModelObjectClass.device, .phone, .stranger][random.index(weights: [45, 40, 15])]
     }
 
-    private mutating func mailType() -> ModelMailType {
-        ModelMailType.allCases[random.index(weights: profile.mailTypes)]
+    /// A mail type to register for, or to post (then never `DeliveryFailure`).
+    private mutating func mailType(posted: Bool = false) -> ModelMailType {
+        var weights = profile.mailTypes
+        if posted {
+            weights[ModelMailType.failure.rawValue] = 0
+        }
+        return ModelMailType.allCases[random.index(weights: weights)]
+    }
+
+    /// When a handler throws or consumes: a number only for a handler passed the mail.
+    private mutating func trigger(_ form: ModelForm, weights: [Int]) -> ModelTrigger {
+        switch random.index(weights: form.receivesMail ? weights : [weights[0], weights[1], 0]) {
+        case 0: .never
+        case 1: .always
+        default: .number(1 + random.below(3))
+        }
     }
 
     private mutating func registration() -> ModelRegistrationSpec {
@@ -125,18 +147,29 @@ struct OperationGenerator {
             case 3: .optionalKind(senderClass())
             case 4: .exact(slot: senderSlot())
             case 5: .exactWithSender(slot: senderSlot())
-            default: .exactMailType(slot: senderSlot())
+            case 6: .exactMailType(slot: senderSlot())
+            case 7: .catchAll
+            default: .catchAllWithSender
             }
         var recipient: Int?
-        if random.chance(50) {
+        // Catch-alls are closures only.
+        if !form.isCatchAll, random.chance(50) {
             recipient = random.chance(85) ? random.pick(ModelSlots.recipients) : random.pick(ModelSlots.senders)
         }
-        return ModelRegistrationSpec(
+        var spec = ModelRegistrationSpec(
             mail: mailType(), form: form, recipient: recipient, queued: usesQueue && random.chance(35))
+        spec.priority = [0, 10, -10, 100][random.index(weights: profile.priorities)]
+        if random.chance(profile.throwingChance) {
+            spec.throwsOn = trigger(form, weights: [10, 35, 55])
+        }
+        if !spec.queued, !form.isCatchAll, random.chance(profile.interceptingChance) {
+            spec.consumesOn = trigger(form, weights: [20, 30, 50])
+        }
+        return spec
     }
 
     private mutating func post() -> ModelPostSpec {
-        let mail = mailType()
+        let mail = mailType(posted: true)
         var spec = ModelPostSpec(mail: mail, number: 1 + random.below(3), staticType: mail)
         if mail.isClass, random.chance(40) {
             spec.staticType = random.pick(mail.lineage)

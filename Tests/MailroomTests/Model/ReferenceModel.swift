@@ -1,6 +1,8 @@
-// A single-threaded reference model of the delivery rules (the DeliveryRules article): a list of registrations
-// It computes, for each operation of a sequence, the delivery log and registrationCount the real office must
-// produce.
+// A single-threaded reference model of the delivery rules (the DeliveryRules article): a list of registrations,
+// scanned by priority then registration order, where a handler may throw (the office then posts a
+// DeliveryFailure at once, or hands the failure to its fallback) or, as an interceptor, consume the mail (the
+// post ends there). It computes, for each operation of a sequence, the delivery log, the failures the fallback
+// gets and the registrationCount that the real office must produce.
 
 /// A deliberate mistake in the model, to show that the harness detects and shrinks a wrong answer.
 enum ModelFlaw: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -18,6 +20,17 @@ enum ModelFlaw: String, CaseIterable, Sendable, CustomStringConvertible {
     case unregisterObjectRemovesExactSenders
     /// Runs queued deliveries whose registration was unregistered before they started.
     case runsUnregisteredQueuedDeliveries
+    /// Calls the recipients of a post in registration order, whatever their priorities.
+    case ignoresPriority
+    /// Lets mail an interceptor consumed go on to the recipients after it.
+    case consumedMailGoesOn
+    /// Ends a post at a handler that throws, as if it had consumed the mail.
+    case failureEndsThePost
+    /// Posts the `DeliveryFailure` of a synchronous handler after its post ends, not before the next recipient.
+    case reportsFailuresAfterThePost
+    /// Drops the failures that no recipient of `DeliveryFailure` received, instead of handing them to the
+    /// fallback.
+    case dropsUnheardFailures
 
     var description: String { rawValue }
 }
@@ -40,12 +53,21 @@ struct ReferenceModel {
         var inSlot = true
     }
 
+    /// A post in progress: the posted mail, or a `DeliveryFailure` the office posts.
+    private struct Posting {
+        let mail: ModelMailType
+        /// The mail as the log prints it (its dynamic type).
+        let description: String
+        /// The number of the posted mail; for a `DeliveryFailure`, of the mail whose handler threw.
+        let number: Int
+        /// The sender, an index in `objects`; `nil`: no sender.
+        let sender: Int?
+    }
+
     /// A delivery to a queued registration, waiting for the queue to be drained.
     private struct QueuedDelivery {
         let registration: Int
-        let event: ModelEvent
-        /// The post's sender, which the waiting delivery keeps alive.
-        let sender: Int?
+        let posting: Posting
     }
 
     private let flaw: ModelFlaw?
@@ -119,7 +141,7 @@ struct ReferenceModel {
     /// An object lives while a slot holds it or a queued delivery holds it as its sender.
     private func isAlive(object: Int) -> Bool {
         if objects[object].inSlot { return true }
-        for delivery in queued where delivery.sender == object {
+        for delivery in queued where delivery.posting.sender == object {
             return true
         }
         return false
@@ -158,6 +180,7 @@ struct ReferenceModel {
 
     /// Whether a post of `mail` from `sender` (an object index, `nil`: no sender) reaches the registration.
     private func accepts(_ registration: Registration, mail: ModelMailType, sender: Int?) -> Bool {
+        if registration.spec.form.isCatchAll { return true }
         let registered = registration.spec.mail
         let mailMatches =
             mail.isKind(of: registered) || (flaw == .superclassMailReachesSubclasses && registered.isKind(of: mail))
@@ -172,52 +195,128 @@ struct ReferenceModel {
             return senderClass?.isKind(of: wanted) ?? true
         case .exact, .exactWithSender, .exactMailType:
             return flaw == .ignoresExactSender || (sender != nil && sender == registration.exactSender)
+        case .catchAll, .catchAllWithSender:
+            return true
         }
     }
 
     private mutating func post(_ spec: ModelPostSpec) {
-        let sender = spec.sender.map { slots[$0] }
+        post(
+            Posting(
+                mail: spec.mail, description: spec.mailDescription, number: spec.number,
+                sender: spec.sender.map { slots[$0] }))
+    }
+
+    /// Delivers a post and returns whether a registration other than a catch-all received it: was called
+    /// (whether it threw or consumed the mail) or had a delivery enqueued.
+    @discardableResult
+    private mutating func post(_ posting: Posting) -> Bool {
         depth += 1
         defer { depth -= 1 }
-        // The recipients are the registrations that exist when the post starts, in registration order.
+        // The recipients are the registrations that exist when the post starts, by priority (highest first),
+        // then in registration order.
         let existing = registrations.count
         var order = Array(0..<existing)
+        if flaw != .ignoresPriority {
+            order.sort { first, second in
+                let priorities = (registrations[first].spec.priority, registrations[second].spec.priority)
+                return priorities.0 != priorities.1 ? priorities.0 > priorities.1 : first < second
+            }
+        }
         if flaw == .reverseOrder {
             order.reverse()
         }
-        for index in order {
-            deliver(spec, from: sender, to: index)
-        }
-        if flaw == .callsRegistrationsMadeDuringThePost {
-            var index = existing
-            while index < registrations.count {
-                deliver(spec, from: sender, to: index)
-                index += 1
+        var received = false
+        // With the flaw `reportsFailuresAfterThePost`: the failures reported when the post ends.
+        var lateFailures: [String] = []
+        var position = 0
+        while true {
+            let index: Int
+            if position < order.count {
+                index = order[position]
+            } else if flaw == .callsRegistrationsMadeDuringThePost,
+                existing + position - order.count < registrations.count
+            {
+                // The flaw: then the registrations made during the post, as they are made.
+                index = existing + position - order.count
+            } else {
+                break
             }
+            position += 1
+            guard let outcome = deliver(posting, to: index) else { continue }
+            // A catch-all is a wiretap: it does not count as a recipient.
+            received = received || !registrations[index].spec.form.isCatchAll
+            if outcome == .threw {
+                if flaw == .reportsFailuresAfterThePost {
+                    lateFailures.append(registrations[index].label)
+                } else {
+                    report(registrations[index].label, on: posting)
+                }
+                if flaw == .failureEndsThePost { break }
+            }
+            if outcome == .consumed, flaw != .consumedMailGoesOn { break }
         }
+        for label in lateFailures {
+            report(label, on: posting)
+        }
+        return received
     }
 
-    private mutating func deliver(_ spec: ModelPostSpec, from sender: Int?, to index: Int) {
+    /// Delivers to one registration; returns what its handler did, or `nil` if the registration did not take
+    /// the mail. A queued registration takes it (`.handled`) and runs later.
+    private mutating func deliver(_ posting: Posting, to index: Int) -> ModelOutcome? {
         let registration = registrations[index]
         // Removed by an earlier handler of this post, or never accepting this post: not called.
-        guard !registration.removed, isAlive(registration), accepts(registration, mail: spec.mail, sender: sender)
-        else { return }
-        let recipient = registration.recipient.map { objects[$0].name }
-        let senderName = sender.map { objects[$0].name }
-        let form = registration.spec.form
+        guard
+            !registration.removed, isAlive(registration),
+            accepts(registration, mail: posting.mail, sender: posting.sender)
+        else { return nil }
         if registration.spec.queued {
-            // A queued handler receives only what its form passes it, later, and has no action.
-            let event = ModelEvent.delivered(
-                label: registration.label, recipient: recipient,
-                mail: form.receivesMail ? spec.mailDescription : modelNotReceived,
-                sender: form.receivesSender ? senderName : modelNotReceived)
-            queued.append(QueuedDelivery(registration: index, event: event, sender: sender))
-            return
+            queued.append(QueuedDelivery(registration: index, posting: posting))
+            return .handled
         }
-        events.append(
-            .delivered(label: registration.label, recipient: recipient, mail: spec.mailDescription, sender: senderName))
-        if let action = registration.spec.action, depth < ModelLimits.actionDepth {
+        let outcome = run(registration, on: posting, queued: false)
+        if let action = registration.spec.actionDuringPosts, depth < ModelLimits.actionDepth {
             perform(action, by: registration.label)
+        }
+        return outcome
+    }
+
+    /// Logs the call of `registration`'s handler and returns what the handler does with the mail, as its spec
+    /// says. A handler receives only what its form passes it: one that is not passed the mail, or the sender,
+    /// logs the post's when it runs during the post, or `modelNotReceived` when it runs on the queue or for a
+    /// `DeliveryFailure` (then a handler passed the report logs its sender).
+    private mutating func run(_ registration: Registration, on posting: Posting, queued: Bool) -> ModelOutcome {
+        let spec = registration.spec
+        let form = spec.form
+        let reads = !queued && posting.mail != .failure
+        let senderName = posting.sender.map { objects[$0].name }
+        let passedSender = form.receivesSender || (form.receivesMail && posting.mail == .failure)
+        let number = form.receivesMail ? posting.number : nil
+        let outcome = spec.outcome(on: number)
+        events.append(
+            .delivered(
+                label: registration.label, recipient: registration.recipient.map { objects[$0].name },
+                mail: form.receivesMail || reads ? posting.description : modelNotReceived,
+                sender: passedSender || reads ? senderName : modelNotReceived, outcome: outcome))
+        return outcome
+    }
+
+    /// The office reports the failure of `label` on `posting`: it posts a `DeliveryFailure` from the mail's
+    /// sender, and hands the failure to the fallback if no registration received that post. The failure of a
+    /// handler of a `DeliveryFailure` goes to the fallback straight away.
+    private mutating func report(_ label: String, on posting: Posting) {
+        if posting.mail != .failure {
+            let report = Posting(
+                mail: .failure, description: modelFailureReport(modelFailureLine(label, on: posting.description)),
+                number: posting.number, sender: posting.sender)
+            if post(report) { return }
+        }
+        if flaw != .dropsUnheardFailures {
+            events.append(
+                .unheard(
+                    failure: modelFailureLine(label, on: posting.description),
+                    sender: posting.sender.map { objects[$0].name }))
         }
     }
 
@@ -244,13 +343,16 @@ struct ReferenceModel {
         }
     }
 
-    /// Runs the queued deliveries in order: those whose registration is still registered and alive.
+    /// Runs the queued deliveries in order, those whose registration is still registered and alive, and
+    /// those that their failures enqueue.
     private mutating func drainQueue() {
-        let waiting = queued
-        for delivery in waiting {
+        while let delivery = queued.first {
             let registration = registrations[delivery.registration]
-            if (!registration.removed || flaw == .runsUnregisteredQueuedDeliveries) && isAlive(registration) {
-                events.append(delivery.event)
+            if (!registration.removed || flaw == .runsUnregisteredQueuedDeliveries) && isAlive(registration),
+                run(registration, on: delivery.posting, queued: true) == .threw
+            {
+                // Reported on the queue's thread while the delivery, which holds the sender, runs.
+                report(registration.label, on: delivery.posting)
             }
             // Done: it no longer holds its sender.
             queued.removeFirst()

@@ -1,5 +1,6 @@
 // The vocabulary of the randomized stress test: numbered mail of every shape, senders that carry a serial
-// number, its seed, a clock that orders the events of every thread, and per-thread context for worker threads.
+// number, which posts handlers throw on or consume, its seed, a clock that orders the events of every thread,
+// and per-thread context for worker threads.
 
 import Foundation
 import Mailroom
@@ -121,6 +122,48 @@ enum StressSenderObject: Sendable {
     }
 }
 
+// MARK: - Failures and consumption
+
+/// Which posts a handler throws on or consumes, by post number: one that does not know the post it handles (a
+/// queued handler that is not passed the mail) is given `never` or `always` only.
+enum StressTrigger: Sendable, CustomStringConvertible {
+    case never
+    case always
+    case oddPosts
+
+    func fires(on post: Int) -> Bool {
+        switch self {
+        case .never: false
+        case .always: true
+        case .oddPosts: post % 2 == 1
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .never: "no post"
+        case .always: "every post"
+        case .oddPosts: "odd posts"
+        }
+    }
+}
+
+/// What the stress test's handlers throw: the serial of the registration and the number of the post.
+struct StressFailure: Error {
+    let serial: Int
+    let post: Int
+}
+
+/// One step of a post, as its posting thread saw it: a synchronous delivery, or a report of a failure
+/// delivered in the `DeliveryFailure` post nested in it.
+enum StressStep: Sendable {
+    /// The registration `serial` was called; it then threw, consumed the mail, or neither.
+    case delivered(serial: Int, threw: Bool, consumed: Bool)
+    /// The recipient of `DeliveryFailure` `by` (`-1`: the shared office's auditor) got the report of the
+    /// failure of `thrower` on the post.
+    case report(by: Int, thrower: Int)
+}
+
 // MARK: - Randomness
 
 /// The seed of the randomized reliability tests: `MAILROOM_STRESS_SEED` or a fixed default.
@@ -177,6 +220,8 @@ final class StressWorker {
     let index: Int
     /// The number of the post this thread is making, or -1.
     var currentPost = -1
+    /// What the post this thread is making did so far, in order.
+    var steps: [StressStep] = []
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

@@ -26,7 +26,7 @@ private final class FormStranger: FormSender {
 struct RegisterFormTests {
     /// Five posts: without a sender, by the exact sender, by another courier, by a subclass, by a stranger.
     @Test(arguments: RegisterForm.allCases)
-    func formReceivesWhatItsFilterAccepts(form: RegisterForm) async {
+    func formReceivesWhatItsFilterAccepts(form: RegisterForm) async throws {
         let office = PostOffice()
         let exact = FormCourier("exact")
         let other = FormCourier("other")
@@ -37,11 +37,11 @@ struct RegisterFormTests {
         let queue = DispatchQueue(label: "register-form")
         form.register(on: office, FormParcel.self, sender: exact, queue: queue, recipients: recipients, log: log)
 
-        await office.deliver(FormParcel(n: 1))
-        await office.deliver(FormParcel(n: 2), sender: exact)
-        await office.deliver(FormParcel(n: 3), sender: other)
-        await office.deliver(FormParcel(n: 4), sender: bike)
-        await office.deliver(FormParcel(n: 5), sender: stranger)
+        try await office.deliver(FormParcel(n: 1))
+        try await office.deliver(FormParcel(n: 2), sender: exact)
+        try await office.deliver(FormParcel(n: 3), sender: other)
+        try await office.deliver(FormParcel(n: 4), sender: bike)
+        try await office.deliver(FormParcel(n: 5), sender: stranger)
 
         #expect(log.entries == Self.expected(form))
         withExtendedLifetime((exact, other, bike, stranger, recipients)) {}
@@ -74,7 +74,7 @@ struct RegisterFormTests {
     }
 
     @Test("Every form's registration is removed by its id: later posts do not reach it")
-    func unregisteringEveryForm() async {
+    func unregisteringEveryForm() async throws {
         for form in RegisterForm.allCases {
             let office = PostOffice()
             let exact = FormCourier("exact")
@@ -84,7 +84,7 @@ struct RegisterFormTests {
                 on: office, FormParcel.self, sender: exact, queue: nil, recipients: recipients, log: log)
             #expect(office.registrationCount == 1, "\(form)")
             office.unregister(id)
-            await office.deliver(FormParcel(n: 1), sender: exact)
+            try await office.deliver(FormParcel(n: 1), sender: exact)
             #expect(log.entries.isEmpty, "\(form)")
             #expect(office.registrationCount == 0, "\(form)")
         }

@@ -5,13 +5,13 @@ import Mailroom
 /// (`main` runs on the main actor.)
 @main
 struct AdoptingSwift5 {
-    static func main() async {
+    static func main() async throws {
         let office = PostOffice()
         let screen = LegacyCartScreen(office: office)
         let viewModel = CartViewModel(office: office)
 
         screen.refresh(office: office)
-        await Task.detached { await office.deliver(CartChanged(itemCount: 7)) }.value
+        try await Task.detached { try await office.deliver(CartChanged(itemCount: 7)) }.value
 
         let checks = Checks()
         checks.expect("a plain class's method received both posts", screen.shown, equals: [0, 7])

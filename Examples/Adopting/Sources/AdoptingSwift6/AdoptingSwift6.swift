@@ -5,7 +5,7 @@ import Mailroom
 /// checks what each received and where it ran. (`main` runs on the main actor.)
 @main
 struct AdoptingSwift6 {
-    static func main() async {
+    static func main() async throws {
         let office = PostOffice()
         let badge = CartBadge(office: office)
         let ledger = CartLedger(office: office)
@@ -13,9 +13,9 @@ struct AdoptingSwift6 {
         let archive = CartArchive(office: office)
         let cart = Cart()
 
-        await Task.detached { await office.deliver(CartChanged(itemCount: 1)) }.value
-        await cart.add("apple", office: office)
-        await cart.add("pear", office: office)
+        try await Task.detached { try await office.deliver(CartChanged(itemCount: 1)) }.value
+        try await cart.add("apple", office: office)
+        try await cart.add("pear", office: office)
 
         let checks = Checks()
         checks.expect("a @MainActor class's method received every post", badge.shown, equals: [1, 1, 2])

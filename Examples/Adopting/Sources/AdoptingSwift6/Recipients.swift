@@ -83,8 +83,8 @@ final class CartArchive: @unchecked Sendable {
 @MainActor final class Cart {
     private var items: [String] = []
 
-    func add(_ item: String, office: PostOffice) async {
+    func add(_ item: String, office: PostOffice) async throws {
         items.append(item)
-        await office.deliver(CartChanged(itemCount: items.count), sender: self)
+        try await office.deliver(CartChanged(itemCount: items.count), sender: self)
     }
 }
