@@ -110,21 +110,27 @@ extension PostOffice {
     ///     render(change)
     /// }
     /// ```
-    /// The buffering policy says what the sequence keeps while the loop is busy; by default everything.
+    /// The buffering policy says what the sequence keeps while the loop is busy; by default everything. Its
+    /// `priority` places the sequence's registration among a post's recipients (see ``Priority``): an
+    /// interceptor before it may consume the mail.
     public func mail<M: Mail>(
         of _: M.Type,
+        priority: Priority = .normal,
         bufferingPolicy: MailSequence<M>.BufferingPolicy = .unbounded
     ) -> MailSequence<M> {
-        sequence(of: M.self, bufferingPolicy: bufferingPolicy) { mail, _ in mail }
+        sequence(of: M.self, priority: priority, bufferingPolicy: bufferingPolicy) { mail, _ in mail }
     }
 
     /// Every `M` posted from now on by exactly `sender` (held weakly), as an asynchronous sequence.
     public func mail<M: Mail, S: AnyObject & Sendable>(
         of _: M.Type,
         from sender: S,
+        priority: Priority = .normal,
         bufferingPolicy: MailSequence<M>.BufferingPolicy = .unbounded
     ) -> MailSequence<M> {
-        sequence(of: M.self, exactSender: sender, bufferingPolicy: bufferingPolicy) { mail, _ in mail }
+        sequence(of: M.self, priority: priority, exactSender: sender, bufferingPolicy: bufferingPolicy) { mail, _ in
+            mail
+        }
     }
 
     /// Every `M` posted from now on with a sender of class `S` or a subclass, with its sender, as an
@@ -136,9 +142,11 @@ extension PostOffice {
     public func mail<M: Mail, S: AnyObject & Sendable>(
         of _: M.Type,
         sentBy _: S.Type,
+        priority: Priority = .normal,
         bufferingPolicy: MailSequence<(mail: M, sender: S)>.BufferingPolicy = .unbounded
     ) -> MailSequence<(mail: M, sender: S)> {
-        sequence(of: M.self, senders: .kind(S.self, orNoSender: false), bufferingPolicy: bufferingPolicy) {
+        let senders = SenderFilter.kind(S.self, orNoSender: false)
+        return sequence(of: M.self, priority: priority, senders: senders, bufferingPolicy: bufferingPolicy) {
             ($0, $1.known(as: S.self))
         }
     }
@@ -152,9 +160,11 @@ extension PostOffice {
     public func mail<M: Mail, S: AnyObject & Sendable>(
         of _: M.Type,
         sentBy _: S?.Type,
+        priority: Priority = .normal,
         bufferingPolicy: MailSequence<(mail: M, sender: S?)>.BufferingPolicy = .unbounded
     ) -> MailSequence<(mail: M, sender: S?)> {
-        sequence(of: M.self, senders: .kind(S.self, orNoSender: true), bufferingPolicy: bufferingPolicy) {
+        let senders = SenderFilter.kind(S.self, orNoSender: true)
+        return sequence(of: M.self, priority: priority, senders: senders, bufferingPolicy: bufferingPolicy) {
             ($0, $1.knownOrNil(as: S.self))
         }
     }
@@ -163,6 +173,7 @@ extension PostOffice {
     /// a sender that `senders` or `exactSender` accepts.
     private func sequence<M: Mail, Element: Sendable>(
         of _: M.Type,
+        priority: Priority,
         senders: SenderFilter = .any,
         exactSender: SendableObject? = nil,
         bufferingPolicy: MailSequence<Element>.BufferingPolicy,
@@ -170,7 +181,8 @@ extension PostOffice {
     ) -> MailSequence<Element> {
         MailSequence(office: self, bufferingPolicy: bufferingPolicy) { continuation in
             Registration(
-                in: self, M.self, senders: senders, exactSender: exactSender, whenGone: { continuation.finish() },
+                in: self, M.self, priority: priority, senders: senders, exactSender: exactSender,
+                whenGone: { continuation.finish() },
                 .on(nil) { mail, sender, _ in continuation.yield(element(mail.read(as: M.self), sender)) }
             )
         }

@@ -151,7 +151,7 @@ final class Registration: Sendable {
         mailType = ObjectIdentifier(registeredType)
         self.registeredType = registeredType
         self.priority = priority
-        // Moved rather than copied, here and for `handling`: copying an enum with payloads is a call.
+        // Moved rather than copied, here and for `handling`'s schedule: copying an enum with payloads is a call.
         if let exactSender {
             self.senders = .instance(ObjectIdentifier(exactSender))
         } else {

@@ -37,8 +37,8 @@ extension Route {
             return true
         }
 
-        /// Clears the entry of the registration of `rank`, if it is here and live. Inlined into ``Route/remove(rank:)``,
-        /// which every unregister runs once per route.
+        /// Clears the entry of the registration of `rank`, if it is here and live. Inlined into
+        /// ``Route/remove(rank:)``, which every unregister runs once per route.
         @inline(__always)
         mutating func clear(rank: UInt) {
             let count = words.count

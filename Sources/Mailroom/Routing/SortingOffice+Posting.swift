@@ -134,7 +134,7 @@ extension SortingOffice {
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?, receipt: Receipt?
     ) {
         if mailType == DeliveryFailure.self {
-            return fallback.report(mail.load(as: DeliveryFailure.self))
+            return fallback.report(PostedMail(mail, type: mailType).read(as: DeliveryFailure.self))
         }
         guard hasUndeliveredMailRecipients, mailType != UndeliveredMail.self else { return }
         let report = UndeliveredMail(mail: PostedMail(mail, type: mailType).copy(as: mailType), sender: sender)

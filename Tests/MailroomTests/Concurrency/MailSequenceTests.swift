@@ -175,6 +175,25 @@ struct MailSequenceTests {
         #expect(received.events == [1])
     }
 
+    @Test(
+        "A sequence takes its place among a post's recipients by priority: an interceptor before it may consume the mail, one after it cannot"
+    )
+    func sequenceTakesItsPlaceByPriority() async {
+        let office = PostOffice()
+        let early = office.mail(of: Ping.self, priority: .high)
+        office.intercept { (ping: Ping) in ping.n.isMultiple(of: 2) ? .passOn : .consumed }
+        let late = office.mail(of: Ping.self, priority: .low)
+        for n in 0..<5 {
+            office.post(Ping(n: n))
+        }
+
+        let first = await take(5, from: early)
+        let second = await take(3, from: late)
+
+        #expect(first?.map(\.n) == [0, 1, 2, 3, 4])
+        #expect(second?.map(\.n) == [0, 2, 4])
+    }
+
     @Test("The sequence's registration is removed when the sequence is released without being iterated")
     func releasingAnUnusedSequenceRemovesTheRegistration() async {
         let office = PostOffice()

@@ -162,6 +162,31 @@ struct RouteTests {
     }
 
     @Test(
+        "A registration that ranks before an entry is inserted in its place in new entries, which a post walking the old ones does not see; cleared entries are left out"
+    )
+    func aRegistrationThatRanksEarlierIsInsertedInNewEntries() {
+        let registrations = Self.registrations(4)
+        let route = Self.route(Array(registrations.prefix(3)))
+        route.remove(rank: 30)
+        let section = ReadSection()
+        defer { section.end() }
+        let old = Route.Snapshot(published: route.published.address)
+        route.insert(rank: 15, registrations[3])
+        let new = Route.Snapshot(published: route.published.address)
+        #expect(old.count == 3)
+        #expect(
+            (0..<old.count).map { old.registration(at: $0) } == [registrations[0].address, registrations[1].address, 0])
+        #expect((0..<new.count).map { new.rank(at: $0) } == [10, 15, 20])
+        #expect(
+            (0..<new.count).map { new.registration(at: $0) }
+                == [registrations[0].address, registrations[3].address, registrations[1].address])
+        // A rank after every entry is appended in place: a snapshot taken before keeps its count.
+        route.insert(rank: 40, registrations[2])
+        #expect(new.count == 3)
+        #expect(Route.Snapshot(published: route.published.address).count == 4)
+    }
+
+    @Test(
         "Once 16 or more entries are cleared and they outnumber the live ones, the route publishes only the live ones")
     func mostlyClearedEntriesAreCompacted() {
         let registrations = Self.registrations(40)

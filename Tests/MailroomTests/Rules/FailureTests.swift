@@ -29,7 +29,9 @@ struct FailureTests {
 
     /// Five posts: without a sender, by the exact sender, by another courier, by a subclass, by a stranger. A
     /// recipient of `DeliveryFailure` registered before the failing form, a plain recipient after it.
-    @Test(arguments: RegisterForm.allCases)
+    @Test(
+        "A handler of every form that throws is reported, as DeliveryFailure mail and by deliver, and the recipient after it is still served",
+        arguments: RegisterForm.allCases)
     func failingFormIsReportedAndTheOthersServed(form: RegisterForm) async {
         let (office, unheard) = officeCollectingUnheardFailures()
         let posts = FivePosts()
@@ -86,7 +88,9 @@ struct FailureTests {
     }
 
     /// A handler that threw has received the mail, whatever its form.
-    @Test(arguments: RegisterForm.allCases)
+    @Test(
+        "A handler of every form that threw has received the mail: no UndeliveredMail", arguments: RegisterForm.allCases
+    )
     func failingFormHasReceivedTheMail(form: RegisterForm) async {
         let office = PostOffice()
         let posts = FivePosts()

@@ -282,7 +282,9 @@ struct InterceptTests {
     }
 
     /// Every intercepting form, closure and method, with a handler that consumes: five posts (see `FivePosts`).
-    @Test(arguments: RegisterForm.allCases.filter { [.interceptingClosure, .interceptingMethod].contains($0.kind) })
+    @Test(
+        "Every intercept form consumes exactly the posts its filter accepts",
+        arguments: RegisterForm.allCases.filter { [.interceptingClosure, .interceptingMethod].contains($0.kind) })
     func everyInterceptFormConsumesWhatItsFilterAccepts(form: RegisterForm) async throws {
         let office = PostOffice()
         let posts = FivePosts()
