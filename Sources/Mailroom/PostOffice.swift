@@ -29,8 +29,8 @@
 /// - **Re-entrancy.** Handlers may post, register and unregister on the same office. A registration added
 ///   during a post is not called by that post.
 /// - **Threads.** Register, post and unregister from any thread at once. Posts take no lock once the office
-///   has seen their kind of post before, allocate nothing for synchronous recipients, and cost time in
-///   proportion to the recipients they reach, not to the registrations for other types or senders.
+///   has seen their kind of post before, allocate nothing for synchronous recipients that do not throw, and
+///   cost time in proportion to the recipients they reach, not to the registrations for other types or senders.
 public final class PostOffice: Sendable {
     /// The office shared by the whole process, like `NotificationCenter.default`.
     public static let `default` = PostOffice()

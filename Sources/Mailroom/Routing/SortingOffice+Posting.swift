@@ -3,7 +3,7 @@ extension SortingOffice {
     /// registration that accepts it, by priority then registration order, until one consumes it.
     ///
     /// Takes no lock once the route for this kind of post exists, and allocates nothing for synchronous
-    /// registrations. Registrations removed by an earlier handler of this post are skipped; registrations
+    /// registrations whose handlers do not throw. Registrations removed by an earlier handler of this post are skipped; registrations
     /// added during it are not called by it.
     @usableFromInline
     func post(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, receipt: Receipt? = nil) {

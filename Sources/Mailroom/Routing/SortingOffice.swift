@@ -70,7 +70,7 @@ final class SortingOffice: Sendable {
         registry.withLock { $0.count }
     }
 
-    /// The registrations held, in registration order, with their ids.
+    /// The registrations held, in the order posts call them, with their ids.
     var registrations: [RegistrationSlots.Record] {
         registry.withLock { $0.registrations }
     }
