@@ -121,20 +121,20 @@ ACTOR = ("It runs isolated to the actor, one mail at a time, in post order. Once
 KINDS = [
     Kind("closure", "Closure", "Closures", "", ["queue: DispatchQueue? = nil"], [],
          "_ handler: @escaping @Sendable ({args}) throws(E) -> Void",
-         "Registration(in: self, M.self, priority: priority, {filter}.on(queue) {{ mail, sender, _ throws(E) in "
+         "Registration(in: self, M.self, priority: priority, {filter}.on(queue, throwing: E.self) {{ mail, sender, _ in "
          "try handler({call}) }})",
          "`handler`, held strongly until it is unregistered,", SYNC, TYPE_FILTERS,
          example="office.register { (change: CartChanged) in badge.count = change.itemCount }"),
     Kind("method", "Method", "Closures", "R: AnyObject & Sendable, ",
          ["queue: DispatchQueue? = nil"], ["_ recipient: R"],
          "_ method: @escaping @Sendable (R) -> ({args}) throws(E) -> Void",
-         "Registration(in: self, M.self, priority: priority, {filter}recipient: recipient, .on(queue) {{ mail, "
-         "sender, recipient throws(E) in try method(recipient.known(as: R.self))({call}) }})",
+         "Registration(in: self, M.self, priority: priority, {filter}recipient: recipient, .on(queue, throwing: E.self) {{ mail, "
+         "sender, recipient in try method(recipient.known(as: R.self))({call}) }})",
          "`method` of `recipient`, held weakly (once it deallocates, the registration is gone),", SYNC,
          TYPE_FILTERS, example="office.register(self, Screen.receive)"),
     Kind("intercepting closure", "Intercepting closure", "Intercepting", "", [], [],
          "_ handler: @escaping @Sendable ({args}) throws(E) -> Consumption",
-         "Registration(in: self, M.self, priority: priority, {filter}.consuming {{ mail, sender, _ throws(E) in "
+         "Registration(in: self, M.self, priority: priority, {filter}.consuming {{ mail, sender, _ in "
          "try handler({call}) }})",
          "`handler`, which may consume the mail, held strongly until it is unregistered,", CONSUMING, TYPE_FILTERS,
          example="office.intercept(priority: .high) { (key: KeyPress) in key == .escape ? .consumed : .passOn }",
@@ -142,7 +142,7 @@ KINDS = [
     Kind("intercepting method", "Intercepting method", "Intercepting", "R: AnyObject & Sendable, ", [], ["_ recipient: R"],
          "_ method: @escaping @Sendable (R) -> ({args}) throws(E) -> Consumption",
          "Registration(in: self, M.self, priority: priority, {filter}recipient: recipient, .consuming {{ mail, "
-         "sender, recipient throws(E) in try method(recipient.known(as: R.self))({call}) }})",
+         "sender, recipient in try method(recipient.known(as: R.self))({call}) }})",
          "`method` of `recipient`, which may consume the mail, held weakly,", CONSUMING, TYPE_FILTERS,
          example="office.intercept(priority: .high, self, Shortcuts.handle)   // func handle(_: KeyPress) -> Consumption",
          function="intercept"),

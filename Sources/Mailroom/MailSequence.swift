@@ -183,7 +183,9 @@ extension PostOffice {
             Registration(
                 in: self, M.self, priority: priority, senders: senders, exactSender: exactSender,
                 whenGone: { continuation.finish() },
-                .on(nil) { mail, sender, _ in continuation.yield(element(mail.read(as: M.self), sender)) }
+                .on(nil, throwing: Never.self) { mail, sender, _ in
+                    continuation.yield(element(mail.read(as: M.self), sender))
+                }
             )
         }
     }

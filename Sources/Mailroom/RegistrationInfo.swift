@@ -77,8 +77,8 @@ extension RegistrationInfo {
         switch registration.senders {
         case .any:
             senders = .any
-        case .kind(_, let orNoSender, let senderType):
-            senders = .ofClass(String(describing: senderType), orNone: orNoSender)
+        case .kind(let kind):
+            senders = .ofClass(String(describing: kind.senderType), orNone: kind.orNoSender)
         case .instance:
             senders = .exactly(registration.sender.map { String(describing: type(of: $0)) } ?? "sender that has gone")
         }

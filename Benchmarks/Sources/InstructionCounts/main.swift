@@ -6,6 +6,7 @@
 //   InstructionCounts <scenario> <count>
 //   scenarios: post-1-closure, post-100-closures, post-100-closures-by-priority, post-1-closure-1000-other-types,
 //              post-1-closure-1000-other-protocols, post-1-throwing-closure, post-1-interceptor,
+//              post-1-main-actor-closure,
 //              register-unregister-1000-others
 import Mailroom
 
@@ -92,6 +93,9 @@ case "post-1-throwing-closure":
         guard ping.value >= 0 else { throw PingError() }
         sink.total &+= ping.value
     }
+case "post-1-main-actor-closure":
+    // Posted on the main thread, which is the main actor: the handler runs during the post.
+    office.register(on: .mainActor) { (ping: Ping) in sink.total &+= ping.value }
 case "post-1-interceptor":
     office.intercept { (ping: Ping) in
         sink.total &+= ping.value

@@ -49,17 +49,3 @@ final class AtomicFlag: Sendable {
         word.loadAcquire() != 0 && word.compareExchange(expected: 1, desired: 0)
     }
 }
-
-/// A count that several threads change and read.
-@usableFromInline
-final class AtomicCounter: Sendable {
-    private let word = AtomicWord.allocate(0)
-
-    deinit { word.deallocate() }
-
-    var value: UInt { word.loadAcquire() }
-
-    func increment() { word.increment() }
-
-    func decrement() { word.decrement() }
-}

@@ -6,6 +6,7 @@ internal import _MailroomAtomics
 /// The main actor's executor is the main queue. On Apple platforms that queue only ever runs on the main thread;
 /// on Linux, once a program parks its main thread (`dispatchMain()`, or an `async` main), blocks on the main
 /// queue run on other threads. So: the main thread, or a block of the main queue.
+@usableFromInline
 enum MainActorContext {
     private static let mainQueueKey: DispatchSpecificKey<Bool> = {
         let key = DispatchSpecificKey<Bool>()
@@ -15,5 +16,25 @@ enum MainActorContext {
 
     static var isCurrent: Bool {
         mailroom_is_main_thread() || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
+    /// `body`, callable without the run-time check of `MainActor.assumeIsolated`, for a registration's handler:
+    /// a post calls it only where the main actor runs, on the posting thread when ``isCurrent`` or in a block
+    /// of the main queue (``Registration/Schedule/mainActor``). The check cost a main-actor post most
+    /// of its time; `MainActor.assumeIsolated` itself calls its operation through the same cast once it has
+    /// checked. See docs/design.md.
+    @inlinable
+    static func enteredBy<A, B, E: Error>(
+        _ body: @escaping @MainActor (A, B) throws(E) -> Void
+    ) -> @Sendable (A, B) throws(E) -> Void {
+        unsafeBitCast(body, to: (@Sendable (A, B) throws(E) -> Void).self)
+    }
+
+    /// ``enteredBy(_:)-(@MainActor (A, B) throws(E) -> Void)`` for a handler of three parameters.
+    @inlinable
+    static func enteredBy<A, B, C, E: Error>(
+        _ body: @escaping @MainActor (A, B, C) throws(E) -> Void
+    ) -> @Sendable (A, B, C) throws(E) -> Void {
+        unsafeBitCast(body, to: (@Sendable (A, B, C) throws(E) -> Void).self)
     }
 }

@@ -29,7 +29,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority,
-                .on(queue) { mail, sender, _ throws(E) in try handler(mail.read(as: M.self)) }))
+                .on(queue, throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted with a sender of class `S`
@@ -48,8 +48,9 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
-                .on(queue) { mail, sender, _ throws(E) in try handler(mail.read(as: M.self), sender.known(as: S.self)) }
-            ))
+                .on(queue, throwing: E.self) { mail, sender, _ in
+                    try handler(mail.read(as: M.self), sender.known(as: S.self))
+                }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted with no sender (it
@@ -68,7 +69,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
-                .on(queue) { mail, sender, _ throws(E) in
+                .on(queue, throwing: E.self) { mail, sender, _ in
                     try handler(mail.read(as: M.self), sender.knownOrNil(as: S.self))
                 }))
     }
@@ -90,7 +91,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .on(queue) { mail, sender, _ throws(E) in try handler(mail.read(as: M.self)) }))
+                .on(queue, throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted by exactly `sender`
@@ -110,8 +111,9 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .on(queue) { mail, sender, _ throws(E) in try handler(mail.read(as: M.self), sender.known(as: S.self)) }
-            ))
+                .on(queue, throwing: E.self) { mail, sender, _ in
+                    try handler(mail.read(as: M.self), sender.known(as: S.self))
+                }))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every posted `M`, for a handler that does
@@ -130,7 +132,8 @@ extension PostOffice {
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, .on(queue) { mail, sender, _ throws(E) in try handler() }))
+                in: self, M.self, priority: priority, .on(queue, throwing: E.self) { mail, sender, _ in try handler() })
+        )
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted by exactly `sender`
@@ -151,7 +154,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .on(queue) { mail, sender, _ throws(E) in try handler() }))
+                .on(queue, throwing: E.self) { mail, sender, _ in try handler() }))
     }
 
     /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
@@ -175,7 +178,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, recipient: recipient,
-                .on(queue) { mail, sender, recipient throws(E) in
+                .on(queue, throwing: E.self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self))
                 }))
     }
@@ -197,7 +200,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: recipient,
-                .on(queue) { mail, sender, recipient throws(E) in
+                .on(queue, throwing: E.self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
     }
@@ -219,7 +222,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: recipient,
-                .on(queue) { mail, sender, recipient throws(E) in
+                .on(queue, throwing: E.self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.knownOrNil(as: S.self))
                 }))
     }
@@ -242,7 +245,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .on(queue) { mail, sender, recipient throws(E) in
+                .on(queue, throwing: E.self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self))
                 }))
     }
@@ -265,7 +268,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .on(queue) { mail, sender, recipient throws(E) in
+                .on(queue, throwing: E.self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
     }
@@ -288,7 +291,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, recipient: recipient,
-                .on(queue) { mail, sender, recipient throws(E) in try method(recipient.known(as: R.self))() }))
+                .on(queue, throwing: E.self) { mail, sender, recipient in try method(recipient.known(as: R.self))() }))
     }
 
     /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
@@ -311,6 +314,6 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .on(queue) { mail, sender, recipient throws(E) in try method(recipient.known(as: R.self))() }))
+                .on(queue, throwing: E.self) { mail, sender, recipient in try method(recipient.known(as: R.self))() }))
     }
 }

@@ -27,7 +27,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority,
-                .consuming { mail, sender, _ throws(E) in try handler(mail.read(as: M.self)) }))
+                .consuming { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
 
     /// Registers `handler`, which may consume the mail, held strongly until it is unregistered, for every `M`
@@ -46,8 +46,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
-                .consuming { mail, sender, _ throws(E) in try handler(mail.read(as: M.self), sender.known(as: S.self)) }
-            ))
+                .consuming { mail, sender, _ in try handler(mail.read(as: M.self), sender.known(as: S.self)) }))
     }
 
     /// Registers `handler`, which may consume the mail, held strongly until it is unregistered, for every `M`
@@ -66,9 +65,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
-                .consuming { mail, sender, _ throws(E) in
-                    try handler(mail.read(as: M.self), sender.knownOrNil(as: S.self))
-                }))
+                .consuming { mail, sender, _ in try handler(mail.read(as: M.self), sender.knownOrNil(as: S.self)) }))
     }
 
     /// Registers `handler`, which may consume the mail, held strongly until it is unregistered, for every `M`
@@ -88,7 +85,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .consuming { mail, sender, _ throws(E) in try handler(mail.read(as: M.self)) }))
+                .consuming { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
 
     /// Registers `handler`, which may consume the mail, held strongly until it is unregistered, for every `M`
@@ -108,8 +105,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .consuming { mail, sender, _ throws(E) in try handler(mail.read(as: M.self), sender.known(as: S.self)) }
-            ))
+                .consuming { mail, sender, _ in try handler(mail.read(as: M.self), sender.known(as: S.self)) }))
     }
 
     /// Registers `handler`, which may consume the mail, held strongly until it is unregistered, for every posted
@@ -126,9 +122,7 @@ extension PostOffice {
         _ mailType: M.Type,
         _ handler: @escaping @Sendable () throws(E) -> Consumption
     ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, .consuming { mail, sender, _ throws(E) in try handler() }))
+        enroll(Registration(in: self, M.self, priority: priority, .consuming { mail, sender, _ in try handler() }))
     }
 
     /// Registers `handler`, which may consume the mail, held strongly until it is unregistered, for every `M`
@@ -150,7 +144,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .consuming { mail, sender, _ throws(E) in try handler() }))
+                .consuming { mail, sender, _ in try handler() }))
     }
 
     /// Registers `method` of `recipient`, which may consume the mail, held weakly, for every posted `M`, whatever
@@ -174,9 +168,8 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, recipient: recipient,
-                .consuming { mail, sender, recipient throws(E) in
-                    try method(recipient.known(as: R.self))(mail.read(as: M.self))
-                }))
+                .consuming { mail, sender, recipient in try method(recipient.known(as: R.self))(mail.read(as: M.self)) }
+            ))
     }
 
     /// Registers `method` of `recipient`, which may consume the mail, held weakly, for every `M` posted with a
@@ -196,7 +189,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: recipient,
-                .consuming { mail, sender, recipient throws(E) in
+                .consuming { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
     }
@@ -218,7 +211,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: recipient,
-                .consuming { mail, sender, recipient throws(E) in
+                .consuming { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.knownOrNil(as: S.self))
                 }))
     }
@@ -241,9 +234,8 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .consuming { mail, sender, recipient throws(E) in
-                    try method(recipient.known(as: R.self))(mail.read(as: M.self))
-                }))
+                .consuming { mail, sender, recipient in try method(recipient.known(as: R.self))(mail.read(as: M.self)) }
+            ))
     }
 
     /// Registers `method` of `recipient`, which may consume the mail, held weakly, for every `M` posted by exactly
@@ -264,7 +256,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .consuming { mail, sender, recipient throws(E) in
+                .consuming { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
     }
@@ -287,7 +279,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, recipient: recipient,
-                .consuming { mail, sender, recipient throws(E) in try method(recipient.known(as: R.self))() }))
+                .consuming { mail, sender, recipient in try method(recipient.known(as: R.self))() }))
     }
 
     /// Registers `method` of `recipient`, which may consume the mail, held weakly, for every `M` posted by exactly
@@ -309,6 +301,6 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .consuming { mail, sender, recipient throws(E) in try method(recipient.known(as: R.self))() }))
+                .consuming { mail, sender, recipient in try method(recipient.known(as: R.self))() }))
     }
 }

@@ -20,21 +20,27 @@ extension Registration {
     func deliver(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
     ) -> Outcome {
-        guard let life else {
+        // Compared, not bound: binding `life` would retain it for the call.
+        guard life != nil else {
             return runNow(mail, type: mailType, from: sender)
         }
-        return deliver(mail, type: mailType, from: sender, receipt: receipt, life: life)
+        return deliverWithLifecycle(mail, type: mailType, from: sender, receipt: receipt)
     }
 
+    /// Calls a handler that cannot throw (``mayThrow`` is false) on the posting thread.
     @inline(__always)
     private func runNow(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?) -> Outcome
     {
-        if recipientKey == nil {
-            handler(PostedMail(mail, type: mailType), sender, nil)
-        } else if let recipient {
-            handler(PostedMail(mail, type: mailType), sender, recipient)
-        } else {
-            return .dropped
+        do {
+            if recipientKey == nil {
+                try handler(PostedMail(mail, type: mailType), sender, nil)
+            } else if let recipient {
+                try handler(PostedMail(mail, type: mailType), sender, recipient)
+            } else {
+                return .dropped
+            }
+        } catch {
+            assertionFailure("a handler that cannot throw threw \(error)")
         }
         return .received
     }
@@ -42,19 +48,19 @@ extension Registration {
     /// Delivers for a registration that has a lifecycle: one that delivers later, or is one-shot, tied, for a
     /// protocol, or whose handler may throw or consume the mail.
     @inline(never)
-    private func deliver(
-        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?,
-        life: Lifecycle
+    private func deliverWithLifecycle(
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
     ) -> Outcome {
+        // Not bound to a local: that retains it, for about a sixth of a main-actor post's instructions.
         // Checked at the post for deliveries that run later too, so that mail posted after the recipient went is
         // reported as undelivered; the deferred delivery checks again before it runs.
         if recipientKey != nil, recipient == nil {
             return .dropped
         }
-        if life.isTied, owner == nil {
+        if isTied, owner == nil {
             return .dropped
         }
-        if life.isOneShot, !life.claim() {
+        if isOneShot, !life.unsafelyUnwrapped.claim() {
             return .dropped
         }
         // `.now` first, without binding the schedule's payload: binding it retains and releases it.
@@ -74,9 +80,9 @@ extension Registration {
             return conformance.isWiretap ? .observed : .received
         }
         if runsNow {
-            guard let answering else { return runNow(mail, type: mailType, from: sender) }
+            guard mayThrow else { return runNow(mail, type: mailType, from: sender) }
             let posted = PostedMail(mail, type: mailType)
-            return answer(answering, posted, from: sender, receipt: receipt) { posted.copy(as: mailType) }
+            return answer(posted, from: sender, receipt: receipt) { posted.copy(as: mailType) }
         }
         later(PostedMail(mail, type: mailType).copy(as: mailType), from: sender, receipt: receipt)
         return .received
@@ -88,7 +94,7 @@ extension Registration {
     private var runsOnPostingThread: Bool {
         switch schedule {
         case .now: true
-        case .mainActor(let backlog): backlog.value == 0 && MainActorContext.isCurrent
+        case .mainActor: life.unsafelyUnwrapped.backlog.loadAcquire() == 0 && MainActorContext.isCurrent
         case .queue, .serially: false
         }
     }
@@ -103,8 +109,9 @@ extension Registration {
                 defer { receipt?.end() }
                 runIfStanding(mail, from: sender, receipt: receipt)
             }
-        case .mainActor(let backlog):
+        case .mainActor:
             // Counted until its block has run, so that a post made on the main actor meanwhile waits its turn.
+            let backlog = life.unsafelyUnwrapped.backlog
             backlog.increment()
             DispatchQueue.main.async { [self] in
                 defer {
@@ -130,19 +137,12 @@ extension Registration {
         if let conformance {
             return run(conformance, on: mail, from: sender, receipt: receipt)
         }
-        if let answering {
-            _ = PostedMail.lend(mail) { answer(answering, $0, from: sender, receipt: receipt) { mail } }
-            return
-        }
-        let recipient = recipient
-        guard recipientKey == nil || recipient != nil else { return }
-        PostedMail.lend(mail) { handler($0, sender, recipient) }
+        _ = PostedMail.lend(mail) { answer($0, from: sender, receipt: receipt) { mail } }
     }
 
-    /// Calls a handler that answers, and reports what it throws. `copy` copies the mail, for the report.
+    /// Calls the handler, or an interceptor's, and reports what it throws. `copy` copies the mail, for the report.
     private func answer(
-        _ answering: Answering, _ mail: PostedMail, from sender: SendableObject?, receipt: Receipt?,
-        copy: () -> any Mail
+        _ mail: PostedMail, from sender: SendableObject?, receipt: Receipt?, copy: () -> any Mail
     ) -> Outcome {
         // A closure has no recipient: its weak reference is not loaded, which would cost a call.
         var recipient: SendableObject?
@@ -151,7 +151,11 @@ extension Registration {
             guard recipient != nil else { return .dropped }
         }
         do {
-            return try answering(mail, sender, recipient) == .consumed ? .consumed : .received
+            if let consuming {
+                return try consuming(mail, sender, recipient) == .consumed ? .consumed : .received
+            }
+            try handler(mail, sender, recipient)
+            return .received
         } catch {
             report(error, on: copy(), from: sender, receipt: receipt)
             return .received

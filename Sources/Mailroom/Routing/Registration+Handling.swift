@@ -1,85 +1,62 @@
 import Dispatch
 
 extension Registration {
-    /// How a registration for a mail type calls its handler: where and when (its ``Schedule``), and the handler
-    /// a post calls, one that cannot fail (``Handler``) or one that answers (``Answering``).
+    /// How a registration for a mail type calls its handler: where and when (its ``Schedule``), the handler a
+    /// post calls, and whether that handler may throw (then a post calls it on its slow path, which reports what
+    /// it throws) or consume the mail (an interceptor's, ``Answering``).
     ///
-    /// The register overloads are generic over the error their handler throws, `E`. For a handler that cannot
-    /// throw, `E` is `Never`, and the checks below on `E` are decided when the overload is specialized: such a
-    /// handler becomes a plain ``Handler``, which a post calls on its fast path exactly as before handlers could
-    /// throw.
+    /// The register overloads are generic over the error their handler throws, `E`, and pass `E.self` here. For a
+    /// handler that cannot throw, `E` is `Never`, the check below is decided when the overload is specialized,
+    /// and the post calls the handler on its fast path. The overloads' closures are ``Handler``s themselves
+    /// (untyped `throws`), not wrapped in one: each wrapping closure would be one more allocation per registration.
     @usableFromInline
     struct Handling: Sendable {
         @usableFromInline let schedule: Schedule
         @usableFromInline let handler: Handler
-        /// Set, instead of ``handler``, for a handler that may throw or consume the mail.
-        @usableFromInline let answering: Answering?
-        /// True for an interceptor's, which may consume the mail.
-        @usableFromInline let intercepts: Bool
+        /// True when ``handler`` may throw.
+        @usableFromInline let mayThrow: Bool
+        /// An interceptor's handler, which may consume the mail; ``handler`` is then ``unusedHandler``.
+        @usableFromInline let consuming: Answering?
 
         @inlinable
-        init(_ schedule: Schedule, _ handler: @escaping Handler) {
+        init(_ schedule: Schedule, _ handler: @escaping Handler, mayThrow: Bool = false) {
             self.schedule = schedule
             self.handler = handler
-            answering = nil
-            intercepts = false
+            self.mayThrow = mayThrow
+            consuming = nil
         }
 
         @inlinable
-        init(_ schedule: Schedule, answering: @escaping Answering, intercepts: Bool = false) {
-            self.schedule = schedule
+        init(consuming: @escaping Answering) {
+            schedule = .now
             handler = Registration.unusedHandler
-            self.answering = answering
-            self.intercepts = intercepts
+            mayThrow = true
+            self.consuming = consuming
         }
 
-        /// Runs `body` on `schedule`: as a plain ``Handler`` when it cannot throw, otherwise as one that answers.
+        /// On the posting thread, before `post` returns, or asynchronously on `queue` when there is one. `handler`
+        /// throws only what an `E` is.
         @inlinable
-        static func make<E: Error>(
-            _ schedule: Schedule,
-            _ body: @escaping @Sendable (PostedMail, SendableObject?, SendableObject?) throws(E) -> Void
-        ) -> Handling {
-            guard E.self != Never.self else {
-                let handler: Handler = { mail, sender, recipient in
-                    do { try body(mail, sender, recipient) } catch { assertionFailure("\(E.self) was thrown") }
-                }
-                return Handling(schedule, handler)
-            }
-            return Handling(
-                schedule,
-                answering: { mail, sender, recipient in
-                    try body(mail, sender, recipient)
-                    return .passOn
-                })
-        }
-
-        /// On the posting thread, before `post` returns, or asynchronously on `queue` when there is one.
-        @inlinable
-        static func on<E: Error>(
-            _ queue: DispatchQueue?,
-            _ body: @escaping @Sendable (PostedMail, SendableObject?, SendableObject?) throws(E) -> Void
-        ) -> Handling {
-            make(.on(queue), body)
+        static func on<E: Error>(_ queue: DispatchQueue?, throwing _: E.Type, _ handler: @escaping Handler) -> Handling
+        {
+            Handling(.on(queue), handler, mayThrow: E.self != Never.self)
         }
 
         /// On the posting thread, before `post` returns: `body` may end the post (``Consumption/consumed``).
         @inlinable
-        static func consuming<E: Error>(
-            _ body: @escaping @Sendable (PostedMail, SendableObject?, SendableObject?) throws(E) -> Consumption
-        ) -> Handling {
-            Handling(
-                .now, answering: { mail, sender, recipient in try body(mail, sender, recipient) }, intercepts: true)
+        static func consuming(_ body: @escaping Answering) -> Handling {
+            Handling(consuming: body)
         }
 
         /// On the main actor: `body` gets the mail, read as `M`, the sender and the recipient, as a handler does.
-        @usableFromInline
+        @inlinable
         static func onMainActor<M: Mail, E: Error>(
             _ body: @escaping @MainActor (M, SendableObject?, SendableObject?) throws(E) -> Void
         ) -> Handling {
-            make(.mainActor(backlog: AtomicCounter())) { mail, sender, recipient throws(E) in
-                let mail = mail.read(as: M.self)
-                try MainActor.assumeIsolated { Result { () throws(E) in try body(mail, sender, recipient) } }.get()
-            }
+            let body = MainActorContext.enteredBy(body)
+            return Handling(
+                .mainActor, { mail, sender, recipient in try body(mail.read(as: M.self), sender, recipient) },
+                mayThrow: E.self != Never.self)
         }
 
         /// On a task, one mail at a time, in post order: `body` gets a copy of the mail, the sender and the
@@ -124,9 +101,10 @@ extension Registration {
         static func onMainActor<P, E: Error>(
             _ body: @escaping @MainActor (P, SendableObject?) throws(E) -> Void
         ) -> Conforming {
-            Conforming(.mainActor(backlog: AtomicCounter())) { mail, sender, _ in
+            let body = MainActorContext.enteredBy(body)
+            return Conforming(.mainActor) { mail, sender, _ in
                 guard let mail = mail as? P else { return }
-                try MainActor.assumeIsolated { Result { () throws(E) in try body(mail, sender) } }.get()
+                try body(mail, sender)
             }
         }
 

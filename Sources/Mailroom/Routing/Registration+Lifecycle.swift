@@ -3,13 +3,20 @@ extension Registration {
     /// of a one-shot registration was claimed; or removed. A delivery that waits runs only if, when its turn
     /// comes, the registration was not removed: a spent one-shot's claimed delivery still runs.
     ///
-    /// Also what a failure of its handler is reported with: the office, the registration's id and its rank.
+    /// Also where and when its handler runs, and what a failure of its handler is reported with: the office, the
+    /// registration's id and its rank.
     final class Lifecycle: Sendable {
         private static let registered: UInt = 0
         private static let spent: UInt = 1
         private static let removed: UInt = 2
 
-        private let word = AtomicWord.allocate(Lifecycle.registered)
+        /// Where it stands; allocated with ``backlog`` after it.
+        private let word: AtomicWord
+        /// For a main-actor registration, how many of its deliveries wait on the main queue: while any does, a
+        /// post made on the main actor waits its turn there too.
+        let backlog: AtomicWord
+        /// Where and when the registration's handler runs.
+        let schedule: Schedule
         /// True for a registration made in ``PostOffice/oneShot(_:)``, which ends once it was delivered.
         let isOneShot: Bool
         /// True for a registration made in ``PostOffice/tie(to:_:)``, which ends when its owner goes.
@@ -20,7 +27,13 @@ extension Registration {
         /// before any post can reach it; read by its deliveries, to report failures. See `docs/design.md`.
         nonisolated(unsafe) private(set) var enrolment: (id: RecipientId, rank: UInt)?
 
-        init(oneShot: Bool, tied: Bool, office: SortingOffice) {
+        init(schedule: Schedule, oneShot: Bool, tied: Bool, office: SortingOffice) {
+            self.schedule = schedule
+            let words = UnsafeMutablePointer<UInt>.allocate(capacity: 2)
+            words.initialize(repeating: 0, count: 2)
+            words.pointee = Self.registered
+            word = AtomicWord(words)
+            backlog = AtomicWord(words + 1)
             isOneShot = oneShot
             isTied = tied
             self.office = office

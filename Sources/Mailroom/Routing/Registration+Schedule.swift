@@ -9,8 +9,9 @@ extension Registration {
         /// Asynchronously on a queue, never inline.
         case queue(DispatchQueue)
         /// On the main actor: at once when the post is made on it and none of the registration's mail is
-        /// still waiting on the main queue (`backlog`); otherwise through the main queue, in post order.
-        case mainActor(backlog: AtomicCounter)
+        /// still waiting on the main queue (its ``Lifecycle/backlog``); otherwise through the main queue, in post
+        /// order.
+        case mainActor
         /// On a task, one mail at a time, in post order (async handlers and actors).
         case serially(Mailbox)
 

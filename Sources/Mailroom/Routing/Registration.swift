@@ -11,12 +11,15 @@ import Dispatch
 final class Registration: Sendable {
     /// Calls the user's closure or method with the posted mail (read as the registered mail type), the post's
     /// sender, and the recipient of a method registration (known to be alive).
+    ///
+    /// It throws only when the user's handler may (``Handling/mayThrow``): a post calls such a handler on its slow
+    /// path, which reports what it throws.
     @usableFromInline
     typealias Handler =
-        @Sendable (_ mail: PostedMail, _ sender: SendableObject?, _ recipient: SendableObject?) -> Void
+        @Sendable (_ mail: PostedMail, _ sender: SendableObject?, _ recipient: SendableObject?) throws -> Void
 
-    /// Like ``Handler``, for a handler that may throw, or end the post (``Consumption/consumed``): a post calls
-    /// it on its slow path, which reports what it throws.
+    /// Like ``Handler``, for an interceptor's handler, which may end the post (``Consumption/consumed``): a post
+    /// calls it on its slow path.
     @usableFromInline
     typealias Answering =
         @Sendable (_ mail: PostedMail, _ sender: SendableObject?, _ recipient: SendableObject?) throws -> Consumption
@@ -31,10 +34,8 @@ final class Registration: Sendable {
     /// when it is `nil`.
     private final class Particulars: Sendable {
         let conformance: Conformance?
-        /// The handler of a registration whose handler may throw or consume the mail.
-        let answering: Answering?
-        /// True for an interceptor's registration.
-        let intercepts: Bool
+        /// An interceptor's handler.
+        let consuming: Answering?
         /// The exact sender of a `register(sender:...)` registration.
         weak let sender: SendableObject?
         /// The object the registration was tied to (``PostOffice/tie(to:_:)``): it ends when that object goes.
@@ -43,44 +44,51 @@ final class Registration: Sendable {
         let whenGone: (@Sendable () -> Void)?
 
         init(
-            conformance: Conformance?, answering: Answering?, intercepts: Bool, sender: SendableObject?,
-            owner: SendableObject?, whenGone: (@Sendable () -> Void)?
+            conformance: Conformance?, consuming: Answering?, sender: SendableObject?, owner: SendableObject?,
+            whenGone: (@Sendable () -> Void)?
         ) {
             self.conformance = conformance
-            self.answering = answering
-            self.intercepts = intercepts
+            self.consuming = consuming
             self.sender = sender
             self.owner = owner
             self.whenGone = whenGone
         }
     }
 
-    let mailType: ObjectIdentifier
-    /// The registered mail type, or the protocol's existential type: for introspection.
+    // Stored in this order, the words first, so that the small fields share the last word: a plain closure's
+    // registration then takes a 96-byte block of memory (see docs/performance.md).
+
+    /// The registered mail type, or the protocol's existential type.
     let registeredType: Any.Type
-    let senders: SenderFilter
     /// The recipient of a method (or actor) registration.
     weak let recipient: SendableObject?
     let recipientKey: ObjectIdentifier?
-    /// True for a registration for ``UndeliveredMail``, or for a protocol it conforms to.
-    let mayReceiveUndeliveredMail: Bool
-    /// Its place among the recipients of a post, with its registration order.
-    let priority: Priority
-    /// Where and when its handler runs.
-    let schedule: Schedule
     /// Calls the user's closure or method. Not optional: a closure stored in an `Optional` is reabstracted, and
-    /// calling it allocates. A registration whose handler answers (``answering``) has ``unusedHandler`` here.
+    /// calling it allocates. An interceptor (``consuming``) has ``unusedHandler`` here.
     let handler: Handler
-    /// Where it stands, for the registrations that can end while a delivery of theirs waits or is decided: those
-    /// that do not deliver at once on the posting thread, and one-shot and tied ones. `nil` for the others,
-    /// which a post reaches only while they are registered.
+    /// Where it stands, and where and when its handler runs, for the registrations that can end while a delivery
+    /// of theirs waits or is decided: those that do not deliver at once on the posting thread, and one-shot and
+    /// tied ones. `nil` for the others, which a post reaches only while they are registered.
     let life: Lifecycle?
     private let particulars: Particulars?
+    let senders: SenderFilter
+    /// Its place among the recipients of a post, with its registration order.
+    let priority: Priority
+    /// True for a registration for ``UndeliveredMail``, or for a protocol it conforms to.
+    let mayReceiveUndeliveredMail: Bool
+    /// True when ``handler`` may throw, or the registration is an interceptor: a post then calls it on its slow
+    /// path, which reports what it throws.
+    let mayThrow: Bool
 
-    /// The handler of a registration whose handler may throw or consume the mail; `nil` for the others.
-    var answering: Answering? { particulars?.answering }
+    /// The registered mail type's identifier (or the protocol's).
+    var mailType: ObjectIdentifier { ObjectIdentifier(registeredType) }
+    /// Where and when its handler runs.
+    var schedule: Schedule { life?.schedule ?? .now }
+
+    /// An interceptor's handler, which may consume the mail; `nil` for the others.
+    var consuming: Answering? { particulars?.consuming }
     /// True for a registration made by `intercept`, whose handler may consume the mail.
-    var isInterceptor: Bool { particulars?.intercepts == true }
+    var isInterceptor: Bool { particulars?.consuming != nil }
     /// For a registration for a protocol (or `any Mail`); `nil` for one for a mail type.
     var conformance: Conformance? { particulars?.conformance }
     /// True for a registration for a protocol (or `any Mail`).
@@ -148,10 +156,9 @@ final class Registration: Sendable {
     ) {
         let options = EnrollmentOptions.current(for: office)
         let owner = options?.owner
-        mailType = ObjectIdentifier(registeredType)
         self.registeredType = registeredType
         self.priority = priority
-        // Moved rather than copied, here and for `handling`'s schedule: copying an enum with payloads is a call.
+        // Moved rather than copied: copying an enum with payloads is a call.
         if let exactSender {
             self.senders = .instance(ObjectIdentifier(exactSender))
         } else {
@@ -161,22 +168,22 @@ final class Registration: Sendable {
         recipientKey = recipient.map(ObjectIdentifier.init)
         mayReceiveUndeliveredMail =
             conformance.map { $0.admits(UndeliveredMail.probe) } ?? (registeredType == UndeliveredMail.self)
-        let answering = handling.answering
-        if conformance != nil || answering != nil || exactSender != nil || owner != nil || whenGone != nil {
+        let consuming = handling.consuming
+        if conformance != nil || consuming != nil || exactSender != nil || owner != nil || whenGone != nil {
             particulars = Particulars(
-                conformance: conformance, answering: answering, intercepts: handling.intercepts, sender: exactSender,
-                owner: owner, whenGone: whenGone
+                conformance: conformance, consuming: consuming, sender: exactSender, owner: owner, whenGone: whenGone
             )
         } else {
             particulars = nil
         }
+        mayThrow = handling.mayThrow
         let isOneShot = options?.isOneShot == true
-        if case .now = handling.schedule, conformance == nil, answering == nil, owner == nil, !isOneShot {
+        if case .now = handling.schedule, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot {
             life = nil
         } else {
-            life = Lifecycle(oneShot: isOneShot, tied: owner != nil, office: office.sortingOffice)
+            life = Lifecycle(
+                schedule: handling.schedule, oneShot: isOneShot, tied: owner != nil, office: office.sortingOffice)
         }
-        schedule = handling.schedule
         handler = handling.handler
     }
 

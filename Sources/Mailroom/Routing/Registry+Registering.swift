@@ -61,7 +61,9 @@ extension Registry {
             )
         }
         if let recipientKey = registration.recipientKey {
-            recipients.modify(Self.key(recipientKey), default: []) { $0.append(id) }
+            if recipients.modifyIfPresent(Self.key(recipientKey), { $0.append(id) }) == nil {
+                recipients[Self.key(recipientKey)] = RecipientRegistrations(id)
+            }
         }
         if registration.mayReceiveUndeliveredMail {
             undeliveredMailRecipients.increment()
@@ -202,10 +204,7 @@ extension Registry {
             }
         }
         if let recipientKey = registration.recipientKey {
-            let emptied = recipients.modifyIfPresent(Self.key(recipientKey)) { ids -> Bool in
-                ids.removeAll { $0 == id }
-                return ids.isEmpty
-            }
+            let emptied = recipients.modifyIfPresent(Self.key(recipientKey)) { $0.remove(id) }
             if emptied == true {
                 recipients[Self.key(recipientKey)] = nil
             }

@@ -43,7 +43,7 @@ struct Registry {
     /// By exact sender.
     var senders = WordMap<SenderIndex>()
     /// The method registrations of each recipient.
-    var recipients = WordMap<[RecipientId]>()
+    var recipients = WordMap<RecipientRegistrations>()
     /// Registrations for a protocol (not for one exact sender), in order.
     var conformingIds: [RecipientId] = []
     var typeRoutes: [RouteTable.Key: Route] = [:]
@@ -85,7 +85,7 @@ struct Registry {
 
     /// The method registrations whose recipient is the object with this identifier.
     func registrations(ofRecipient recipientKey: ObjectIdentifier) -> [RecipientId] {
-        recipients[Self.key(recipientKey)] ?? []
+        recipients[Self.key(recipientKey)]?.ids ?? []
     }
 
     /// Withdraws every registration, so that none of their queued deliveries that has not started runs.

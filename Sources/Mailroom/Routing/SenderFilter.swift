@@ -3,9 +3,9 @@
 enum SenderFilter: Sendable {
     /// Every post of the mail type, with or without a sender: handlers that take no sender.
     case any
-    /// Posts whose sender is an instance of a class, or of a subclass of it (`admitsClass`), and, when
-    /// `orNoSender`, posts without a sender: handlers `(M, S)` and `(M, S?)`.
-    case kind(admitsClass: @Sendable (AnyClass) -> Bool, orNoSender: Bool, senderType: Any.Type)
+    /// Posts whose sender is an instance of a class, or of a subclass of it, and, when the kind says so, posts
+    /// without a sender: handlers `(M, S)` and `(M, S?)`.
+    case kind(SenderKind)
     /// Posts whose sender is one object (`===`), identified here while it lives.
     case instance(ObjectIdentifier)
 
@@ -15,7 +15,8 @@ enum SenderFilter: Sendable {
     static func kind<S: AnyObject>(_: S.Type, orNoSender: Bool) -> SenderFilter {
         // For the existential, `$0 is S.Type` asks whether a class *is* the existential type: never.
         let admitsEverySender = S.self == (any AnyObject & Sendable).self
-        return .kind(admitsClass: { admitsEverySender || $0 is S.Type }, orNoSender: orNoSender, senderType: S.self)
+        return .kind(
+            SenderKind(admitsClass: { admitsEverySender || $0 is S.Type }, orNoSender: orNoSender, senderType: S.self))
     }
 
     /// Whether posts from a sender of `senderClass` (`nil`: no sender) reach this registration. Always
@@ -24,8 +25,8 @@ enum SenderFilter: Sendable {
         switch self {
         case .any:
             return true
-        case .kind(let admitsClass, let orNoSender, _):
-            return senderClass.map(admitsClass) ?? orNoSender
+        case .kind(let kind):
+            return senderClass.map(kind.admitsClass) ?? kind.orNoSender
         case .instance:
             return false
         }
@@ -34,5 +35,23 @@ enum SenderFilter: Sendable {
     var isInstance: Bool {
         if case .instance = self { return true }
         return false
+    }
+}
+
+/// The senders a ``SenderFilter/kind(_:)`` filter admits. An object, so that the filter, which every registration
+/// stores, takes a word and a tag rather than four words.
+@usableFromInline
+final class SenderKind: Sendable {
+    /// Whether a sender of this class, or of a subclass of it, is admitted.
+    let admitsClass: @Sendable (AnyClass) -> Bool
+    /// Whether posts without a sender are admitted.
+    let orNoSender: Bool
+    /// The sender type the handler takes, for introspection.
+    let senderType: Any.Type
+
+    init(admitsClass: @escaping @Sendable (AnyClass) -> Bool, orNoSender: Bool, senderType: Any.Type) {
+        self.admitsClass = admitsClass
+        self.orNoSender = orNoSender
+        self.senderType = senderType
     }
 }
