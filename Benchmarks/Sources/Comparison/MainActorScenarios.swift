@@ -20,6 +20,33 @@ final class LastHandled: @unchecked Sendable {
     var value = -1
 }
 
+/// Post on the main actor to `count` main-actor recipients: Mailroom's `register(on: .mainActor)` closures,
+/// and Foundation's `MainActorMessage` observers. For the curve.
+func mainActorVariants(_ count: Int) -> (mailroom: Variant, foundation: Variant) {
+    let office = PostOffice()
+    for offset in 0..<count {
+        office.register(on: .mainActor) { (ping: Ping) in consume(ping.value &+ offset) }
+    }
+    office.post(Ping(value: 0))
+    let mailroom = Variant("Mailroom, main-actor recipients") { iterations in
+        MainActor.assumeIsolated {
+            for index in 0..<iterations { office.post(Ping(value: index)) }
+        }
+    }
+
+    let center = NotificationCenter()
+    for offset in 0..<count {
+        keepAlive.hold(center.addObserver(for: MainActorPing.self) { message in consume(message.value &+ offset) })
+    }
+    MainActor.assumeIsolated { center.post(MainActorPing(value: 0)) }
+    let foundation = Variant("Foundation MainActorMessage") { iterations in
+        MainActor.assumeIsolated {
+            for index in 0..<iterations { center.post(MainActorPing(value: index)) }
+        }
+    }
+    return (mailroom, foundation)
+}
+
 func mainActor() -> Scenario {
     // Every recipient also records the value it handled (one store), so that the rows can check that the post
     // delivered it at once: were a main-actor delivery queued to the main actor instead (which this tool never

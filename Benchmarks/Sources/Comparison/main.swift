@@ -896,21 +896,27 @@ func loadAverage() -> String {
 
 // MARK: - Curve
 
+/// The cost of one post against the number of recipients (1, 10, 100, 1000), as CSV: synchronous closure
+/// recipients (Mailroom, NotificationCenter, the bare loop), then main-actor recipients posted to on the main
+/// actor (Mailroom, Foundation's `MainActorMessage` observers).
 func measureCurve(rounds: Int) -> String {
-    var lines = ["recipients,mailroom_ns_per_post,notificationcenter_ns_per_post,bare_ns_per_post"]
-    var rows: [(Int, Variant, Variant, Variant)] = []
+    var lines = [
+        "recipients,mailroom_ns_per_post,notificationcenter_ns_per_post,bare_ns_per_post,"
+            + "mailroom_main_actor_ns_per_post,foundation_main_actor_message_ns_per_post"
+    ]
+    var rows: [(Int, [Variant])] = []
     for count in [1, 10, 100, 1000] {
         let (mailroom, center, bare) = recipientsVariants(count, perDelivery: false)
-        rows.append((count, mailroom, center, bare))
+        let (mainActorMailroom, mainActorFoundation) = mainActorVariants(count)
+        rows.append((count, [mailroom, center, bare, mainActorMailroom, mainActorFoundation]))
     }
     for round in 0..<rounds {
-        for (_, mailroom, center, bare) in rows {
-            let order = [mailroom, center, bare]
+        for (_, order) in rows {
             for variant in round % 2 == 0 ? order : order.reversed() { variant.measure() }
         }
     }
-    for (count, mailroom, center, bare) in rows {
-        let values = [mailroom, center, bare].map { String(format: "%.2f", $0.median) }
+    for (count, variants) in rows {
+        let values = variants.map { String(format: "%.2f", $0.median) }
         lines.append("\(count),\(values.joined(separator: ","))")
     }
     return lines.joined(separator: "\n") + "\n"
