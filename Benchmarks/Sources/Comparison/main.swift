@@ -15,10 +15,10 @@
 //   --rounds N      rounds per scenario (default 9)
 //   --curve         also measure the cost of a post against the number of recipients
 //   --results DIR   write the table to DIR/comparison.md and, with --curve, the curve to DIR/curve.csv
-//   --only NAME     only the scenarios whose name contains NAME (one-closure, 1000-closures, 1000-methods,
-//                   other-types, other-senders, million-others, exact-sender, subclass, register-unregister,
-//                   queue, two-threads, main-actor, async-recipient, mail-sequence, typed-register-unregister,
-//                   memory), for profiling
+//   --only NAME     only the scenario named NAME, or if none is, those whose name contains NAME (one-closure,
+//                   1000-closures, 1000-methods, other-types, other-senders, million-others, exact-sender,
+//                   subclass, register-unregister, queue, two-threads, main-actor, async-recipient, mail-sequence,
+//                   typed-register-unregister, memory), for profiling
 //   --variant NAME  only the variant named NAME, or if none is, those whose name starts with NAME (Mailroom,
 //                   NotificationCenter, Foundation, bare), for profiling one system alone
 //   --memory-child  the memory scenario's child: makes the registrations of one KIND (see MemoryScenario.swift) and
@@ -953,7 +953,11 @@ func main() {
     let loadBefore = loadAverage()
     print("Setting up the scenarios (1M registrations take a few seconds)...")
 
-    let scenarios = allScenarios().filter { name, _ in only.map { name.contains($0) } ?? true }.map { $1() }
+    // `--only register-unregister` is that scenario, not also typed-register-unregister, which contains its name.
+    let exactScenario = allScenarios().contains { $0.0 == only }
+    let scenarios = allScenarios().filter { name, _ in
+        only.map { exactScenario ? name == $0 : name.contains($0) } ?? true
+    }.map { $1() }
     for round in 0..<rounds {
         print("round \(round + 1) of \(rounds)")
         for scenario in scenarios {
