@@ -1028,7 +1028,7 @@ func main() {
         }
     }
     if let curveText {
-        print("\nCost per post (ns) against the number of closure recipients:")
+        print("\nCost per post (ns) against the number of recipients:")
         print(curveText, terminator: "")
     }
     print("")
