@@ -15,7 +15,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "Comparison",
-            dependencies: [.product(name: "Mailroom", package: "Mailroom")]
+            dependencies: [.product(name: "Mailroom", package: "Mailroom"), "HeapCounters"]
+        ),
+        // glibc's mallinfo2(), which Swift's Glibc module does not show: the heap bytes in use, for the
+        // bytes-per-registration gate and the Comparison tool's memory scenario.
+        .target(name: "HeapCounters"),
+        .executableTarget(
+            name: "RegistrationBytes",
+            dependencies: [.product(name: "Mailroom", package: "Mailroom"), "HeapCounters"]
         ),
         .executableTarget(
             name: "PostBenchmarks",

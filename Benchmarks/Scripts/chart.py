@@ -5,7 +5,8 @@
 
 CSV defaults to Benchmarks/Results/curve.csv (written by `Comparison --curve --results Results`), SVG to
 docs/performance-curve.svg. The CSV's first column is the number of recipients; every other column is one
-series, in nanoseconds per post. Python 3 standard library only.
+series, in nanoseconds per post. The legend sits under the plot, so that no line runs beneath it whatever the
+figures. Python 3 standard library only.
 """
 
 import csv
@@ -18,17 +19,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_CSV = os.path.join(HERE, "..", "Results", "curve.csv")
 DEFAULT_SVG = os.path.join(HERE, "..", "..", "docs", "performance-curve.svg")
 
-LABELS = {
-    "mailroom_ns_per_post": "Mailroom",
-    "notificationcenter_ns_per_post": "NotificationCenter",
-    "bare_ns_per_post": "bare loop over the same closures (floor)",
+# Each known column: its label, colour and dash pattern. A system's main-actor line has its synchronous line's
+# hue, lighter and dashed.
+STYLES = {
+    "mailroom_ns_per_post": ("Mailroom, closures", "#d62728", ""),
+    "notificationcenter_ns_per_post": ("NotificationCenter, block observers", "#1f77b4", ""),
+    "bare_ns_per_post": ("bare loop over the same closures (floor)", "#7f7f7f", "6 4"),
+    "mailroom_main_actor_ns_per_post": ("Mailroom, main-actor closures, posted on the main actor", "#ff7f0e", "8 3"),
+    "foundation_main_actor_message_ns_per_post": (
+        "Foundation MainActorMessage observers, posted on the main actor",
+        "#17becf",
+        "8 3",
+    ),
 }
-X_LABELS = {"recipients": "closure recipients of the posted mail type"}
-COLORS = ["#d62728", "#1f77b4", "#7f7f7f", "#2ca02c", "#9467bd"]
-DASHES = ["", "", "6 4", "2 3", "8 3 2 3"]
+X_LABELS = {"recipients": "recipients of the posted mail type"}
+# For columns STYLES does not know.
+COLORS = ["#2ca02c", "#9467bd", "#8c564b", "#e377c2"]
+DASHES = ["2 3", "8 3 2 3"]
 
-WIDTH, HEIGHT = 760, 480
+WIDTH = 760
 LEFT, RIGHT, TOP, BOTTOM = 90, 30, 50, 70
+PLOT_HEIGHT = 360
+LEGEND_ROW = 20
 
 
 def read_series(path):
@@ -39,7 +51,11 @@ def read_series(path):
     series = []
     for column in range(1, len(header)):
         ys = [float(row[column]) for row in body]
-        series.append((LABELS.get(header[column], header[column]), ys))
+        unknown = column - 1
+        style = STYLES.get(
+            header[column], (header[column], COLORS[unknown % len(COLORS)], DASHES[unknown % len(DASHES)])
+        )
+        series.append((style, ys))
     return header[0], xs, series
 
 
@@ -66,7 +82,9 @@ def draw(x_name, xs, series):
     x_first, x_last = decades(min(xs), max(xs))
     y_first, y_last = decades(min(ys_all), max(ys_all))
     plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
+    plot_h = PLOT_HEIGHT
+    legend_top = TOP + plot_h + BOTTOM
+    height = legend_top + LEGEND_ROW * len(series) + 10
 
     def px(x):
         return LEFT + (math.log10(x) - x_first) / (x_last - x_first) * plot_w
@@ -75,11 +93,11 @@ def draw(x_name, xs, series):
         return TOP + plot_h - (math.log10(y) - y_first) / (y_last - y_first) * plot_h
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="Helvetica, Arial, sans-serif" font-size="12">',
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" font-family="Helvetica, Arial, sans-serif" font-size="12">',
+        f'<rect width="{WIDTH}" height="{height}" fill="white"/>',
         f'<text x="{WIDTH / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold">'
-        "Cost of one synchronous post against the number of closure recipients</text>",
+        "Cost of one synchronous post against the number of recipients</text>",
     ]
     # Grid and ticks: every decade labelled, 2..9 as light lines.
     for exponent in range(x_first, x_last + 1):
@@ -102,7 +120,7 @@ def draw(x_name, xs, series):
         f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#333"/>'
     )
     out.append(
-        f'<text x="{LEFT + plot_w / 2}" y="{HEIGHT - 22}" text-anchor="middle">'
+        f'<text x="{LEFT + plot_w / 2}" y="{TOP + plot_h + 48}" text-anchor="middle">'
         f"{escape(X_LABELS.get(x_name, x_name))} (log scale)</text>"
     )
     out.append(
@@ -110,9 +128,7 @@ def draw(x_name, xs, series):
         "nanoseconds per post (log scale)</text>"
     )
     # Series.
-    for index, (label, ys) in enumerate(series):
-        color = COLORS[index % len(COLORS)]
-        dash = DASHES[index % len(DASHES)]
+    for (label, color, dash), ys in series:
         points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys) if y > 0)
         dash_attribute = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(
@@ -122,19 +138,10 @@ def draw(x_name, xs, series):
             if y > 0:
                 out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3.5" fill="{color}">'
                            f"<title>{escape(label)}: {y:g} ns per post at {x:g}</title></circle>")
-    # Legend, bottom right inside the plot (below the lines: cost grows with the recipients).
-    legend_w = 12 + 7 * max(len(label) for label, _ in series) + 40
-    legend_h = 22 * len(series) + 6
-    legend_x = LEFT + plot_w - legend_w - 4
-    legend_y = TOP + plot_h - legend_h - 4 + 14
-    out.append(
-        f'<rect x="{legend_x - 8}" y="{legend_y - 14}" width="{legend_w}" height="{legend_h}" '
-        'fill="white" fill-opacity="0.9" stroke="#bbb"/>'
-    )
-    for index, (label, _) in enumerate(series):
-        color = COLORS[index % len(COLORS)]
-        dash = DASHES[index % len(DASHES)]
-        y = legend_y + 22 * index
+    # Legend, under the plot, one series a row.
+    legend_x = LEFT
+    for index, ((label, color, dash), _) in enumerate(series):
+        y = legend_top + LEGEND_ROW * index
         dash_attribute = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(
             f'<line x1="{legend_x}" y1="{y}" x2="{legend_x + 30}" y2="{y}" stroke="{color}" '

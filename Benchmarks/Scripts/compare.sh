@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Mailroom against NotificationCenter, in one command: builds the Comparison tool in release, runs every
-# scenario interleaved (9 rounds, median) and the cost-against-recipients curve, and writes
+# Mailroom against its peers (NotificationCenter, Foundation's typed messages, AsyncStream), in one command:
+# builds the Comparison tool in release, runs every scenario interleaved (9 rounds, median; the memory
+# scenario's child processes in the first 3) and the cost-against-recipients curve, and writes
 #   Benchmarks/Results/comparison.md   the table (also printed)
-#   Benchmarks/Results/curve.csv       ns per post for 1, 10, 100, 1000 recipients
+#   Benchmarks/Results/curve.csv       ns per post for 1, 10, 100, 1000 recipients: closures (Mailroom,
+#                                      NotificationCenter, bare loop) and main-actor recipients posted to on the
+#                                      main actor (Mailroom, Foundation's MainActorMessage)
 #   docs/performance-curve.svg         the curve, drawn by Scripts/chart.py
 # Extra arguments go to Comparison (e.g. --rounds 15). Exits 0 whatever the targets: it is a report.
 #

@@ -1,21 +1,28 @@
-// Mailroom against NotificationCenter, side by side in one process.
+// Mailroom against its peers, side by side in one process: NotificationCenter's block observers, Foundation's
+// typed messages (NotificationCenter.MainActorMessage and AsyncMessage), AsyncStream, and a bare loop.
 //
-// Every scenario is measured in several rounds; within a round each system (Mailroom, NotificationCenter, the
-// bare floor, and the reference the target compares with) is measured once, in an order that alternates from
-// round to round. Each measurement runs for about 60 ms; the table shows the median of the rounds. Ratios are
-// taken within this one run, never across runs: wall-clock time on a shared machine moves by several percent
-// from run to run.
+// Every scenario is measured in several rounds; within a round each system (Mailroom, its peer, the bare floor,
+// and the reference the target compares with) is measured once, in an order that alternates from round to round.
+// Each measurement runs for about 60 ms; the table shows the median of the rounds. Ratios are taken within this
+// one run, never across runs: wall-clock time on a shared machine moves by several percent from run to run. The
+// memory scenario is the exception: each of its figures is read in a fresh child process of this tool
+// (`--memory-child KIND`), in the first 3 rounds only, since a child's figure hardly moves and takes a fraction
+// of a second.
 //
 //   Comparison [--rounds N] [--curve] [--results DIR] [--only NAME] [--variant NAME]
+//   Comparison --memory-child KIND
 //
 //   --rounds N      rounds per scenario (default 9)
 //   --curve         also measure the cost of a post against the number of recipients
 //   --results DIR   write the table to DIR/comparison.md and, with --curve, the curve to DIR/curve.csv
-//   --only NAME     only the scenarios whose name contains NAME (one-closure, 1000-closures, 1000-methods,
-//                   other-types, other-senders, million-others, exact-sender, subclass, register-unregister,
-//                   queue, two-threads), for profiling
+//   --only NAME     only the scenario named NAME, or if none is, those whose name contains NAME (one-closure,
+//                   1000-closures, 1000-methods, other-types, other-senders, million-others, exact-sender,
+//                   subclass, register-unregister, queue, two-threads, main-actor, async-recipient, mail-sequence,
+//                   typed-register-unregister, memory), for profiling
 //   --variant NAME  only the variant named NAME, or if none is, those whose name starts with NAME (Mailroom,
-//                   NotificationCenter, bare), for profiling one system alone
+//                   NotificationCenter, Foundation, bare), for profiling one system alone
+//   --memory-child  the memory scenario's child: makes the registrations of one KIND (see MemoryScenario.swift) and
+//                   prints the resident and heap bytes they added per registration
 //
 // The exit status is 0 whatever the results: this is a report, not a gate.
 import Dispatch
@@ -135,19 +142,36 @@ func registerOtherTypes(_ office: PostOffice, count: Int) {
 /// Keeps objects alive for the whole run (weak recipients, exact senders, observer tokens).
 final class KeepAlive: @unchecked Sendable {
     var objects: [AnyObject] = []
+    var tokens: [NotificationCenter.ObservationToken] = []
     func hold(_ object: AnyObject) { objects.append(object) }
     func hold(_ list: [AnyObject]) { objects.append(contentsOf: list) }
+    func hold(_ token: NotificationCenter.ObservationToken) { tokens.append(token) }
 }
 
 let keepAlive = KeepAlive()
 
 // MARK: - Measuring
 
-/// One thing to time: `run(n)` performs `n` iterations of `operationsPerIteration` operations each.
+/// What a variant's samples are.
+enum Quantity {
+    /// Timed: nanoseconds per operation.
+    case nanoseconds
+    /// Read, not timed: bytes per live registration.
+    case bytes
+}
+
+/// One thing to time: `run(n)` performs `n` iterations of `operationsPerIteration` operations each. Or, for the
+/// memory scenario, one thing to read: `sample()` returns its bytes per registration.
 final class Variant {
     let name: String
     let operationsPerIteration: Int
     let run: (Int) -> Void
+    let quantity: Quantity
+    /// Takes one sample of a variant that is read rather than timed.
+    private let sample: (() -> Double)?
+    /// Rounds after which the variant stops taking samples: a read sample (a child process) moves little and
+    /// costs a fraction of a second.
+    private let maximumSamples: Int
     private var iterations = 0
     private(set) var samples: [Double] = []
 
@@ -155,6 +179,19 @@ final class Variant {
         self.name = name
         self.operationsPerIteration = operationsPerIteration
         self.run = run
+        quantity = .nanoseconds
+        sample = nil
+        maximumSamples = .max
+    }
+
+    /// A variant read rather than timed: each round until `maximumSamples` calls `sample`, which returns bytes.
+    init(_ name: String, maximumSamples: Int, sample: @escaping () -> Double) {
+        self.name = name
+        operationsPerIteration = 1
+        run = { _ in }
+        quantity = .bytes
+        self.sample = sample
+        self.maximumSamples = maximumSamples
     }
 
     static let targetNanoseconds = 60_000_000.0
@@ -172,21 +209,27 @@ final class Variant {
         }
     }
 
-    /// Times one measurement and records its nanoseconds per operation.
+    /// Times one measurement and records its nanoseconds per operation (or reads one sample).
     func measure() {
+        guard samples.count < maximumSamples else { return }
+        if let sample {
+            samples.append(sample())
+            return
+        }
         if iterations == 0 { calibrate() }
         let elapsed = Self.time { run(iterations) }
         samples.append(elapsed / Double(iterations * operationsPerIteration))
     }
 
-    var medianNanoseconds: Double {
+    /// The median sample: nanoseconds per operation, or bytes per registration.
+    var median: Double {
         let sorted = samples.sorted()
         guard !sorted.isEmpty else { return .nan }
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
-    var operationsPerSecond: Double { 1e9 / medianNanoseconds }
+    var operationsPerSecond: Double { 1e9 / median }
 
     static func time(_ body: () -> Void) -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -198,20 +241,23 @@ final class Variant {
 enum Target {
     /// Mailroom at least `x` times faster than the reference: reference time ÷ Mailroom time ≥ x.
     case faster(Double)
-    /// Mailroom costs at most `x` times the reference: Mailroom time ÷ reference time ≤ x.
+    /// Mailroom costs at most `x` times the reference: Mailroom time (or bytes) ÷ the reference's ≤ x.
     case cost(Double)
+    /// No target: the ratio is shown as a cost, and the row is not counted among the targets.
+    case reportOnly
 
     var description: String {
         switch self {
         case .faster(let x): return "≥ \(format(x))x faster"
         case .cost(let x): return "≤ \(format(x))x the cost"
+        case .reportOnly: return "— (report only)"
         }
     }
 
     func ratio(mailroom: Double, reference: Double) -> Double {
         switch self {
         case .faster: return reference / mailroom
-        case .cost: return mailroom / reference
+        case .cost, .reportOnly: return mailroom / reference
         }
     }
 
@@ -219,7 +265,13 @@ enum Target {
         switch self {
         case .faster(let x): return ratio >= x
         case .cost(let x): return ratio <= x
+        case .reportOnly: return true
         }
+    }
+
+    var isCounted: Bool {
+        if case .reportOnly = self { return false }
+        return true
     }
 
     private func format(_ x: Double) -> String {
@@ -231,7 +283,10 @@ enum Target {
 struct Row {
     let scenario: String
     let mailroom: Variant
-    let notificationCenter: Variant?
+    /// The system Mailroom replaces, for reference (`peerName` says which), whether or not the ratio is taken
+    /// against it.
+    let peer: Variant?
+    var peerName = "NotificationCenter"
     let bare: Variant?
     /// What the ratio compares Mailroom with.
     let referenceLabel: String
@@ -327,7 +382,7 @@ func oneClosure() -> Scenario {
         variants: [mailroom, center, bare],
         rows: [
             Row(
-                scenario: "post to 1 closure recipient", mailroom: mailroom, notificationCenter: center, bare: bare,
+                scenario: "post to 1 closure recipient", mailroom: mailroom, peer: center, bare: bare,
                 referenceLabel: "NotificationCenter", reference: center, target: .faster(20))
         ]
     )
@@ -347,16 +402,16 @@ func thousandClosures() -> Scenario {
     let note = {
         "1000 closure recipients registered as closure values taken from an array instead of closure literals: "
             + "\(formatRate(values.operationsPerSecond)) deliveries/s, "
-            + formatRatio(values.medianNanoseconds / bare.medianNanoseconds) + " the bare loop's cost."
+            + formatRatio(values.median / bare.median) + " the bare loop's cost."
     }
     return Scenario(
         variants: [mailroom, center, bare, values],
         rows: [
             Row(
-                scenario: scenario, mailroom: mailroom, notificationCenter: center, bare: bare,
+                scenario: scenario, mailroom: mailroom, peer: center, bare: bare,
                 referenceLabel: "NotificationCenter", reference: center, target: .faster(15)),
             Row(
-                scenario: scenario, mailroom: mailroom, notificationCenter: center, bare: bare,
+                scenario: scenario, mailroom: mailroom, peer: center, bare: bare,
                 referenceLabel: "bare loop over the same closures", reference: bare, target: .cost(1.3)),
         ],
         notes: [note]
@@ -401,7 +456,7 @@ func thousandMethods() -> Scenario {
         rows: [
             Row(
                 scenario: "post to 1000 weak method recipients (per delivery)", mailroom: mailroom,
-                notificationCenter: notificationCenter, bare: bare, referenceLabel: "NotificationCenter",
+                peer: notificationCenter, bare: bare, referenceLabel: "NotificationCenter",
                 reference: notificationCenter, target: .faster(5))
         ]
     )
@@ -446,7 +501,7 @@ func oneAmongOthers(
         variants: [mailroom, alone, notificationCenter, bare],
         rows: [
             Row(
-                scenario: scenario, mailroom: mailroom, notificationCenter: notificationCenter, bare: bare,
+                scenario: scenario, mailroom: mailroom, peer: notificationCenter, bare: bare,
                 referenceLabel: "Mailroom, same post, no other registrations", reference: alone,
                 target: .cost(1.25))
         ]
@@ -525,7 +580,7 @@ func exactSender() -> Scenario {
         rows: [
             Row(
                 scenario: "post with a sender to 1 exact-sender recipient", mailroom: mailroom,
-                notificationCenter: notificationCenter, bare: bare,
+                peer: notificationCenter, bare: bare,
                 referenceLabel: "Mailroom, post without sender to 1 unfiltered recipient", reference: plain,
                 target: .cost(2))
         ]
@@ -585,7 +640,7 @@ func subclassMail() -> Scenario {
         rows: [
             Row(
                 scenario: "subclass mail reaching recipients of its 3 superclasses (per post)", mailroom: mailroom,
-                notificationCenter: notificationCenter, bare: bare,
+                peer: notificationCenter, bare: bare,
                 referenceLabel: "Mailroom, final class mail to 3 recipients", reference: final, target: .cost(1.25))
         ]
     )
@@ -619,7 +674,7 @@ func registerUnregister() -> Scenario {
         rows: [
             Row(
                 scenario: "register + unregister pair, 1000 others registered", mailroom: mailroom,
-                notificationCenter: notificationCenter, bare: nil, referenceLabel: "NotificationCenter",
+                peer: notificationCenter, bare: nil, referenceLabel: "NotificationCenter",
                 reference: notificationCenter, target: .faster(4))
         ]
     )
@@ -682,7 +737,7 @@ func queueDelivery() -> Scenario {
         rows: [
             Row(
                 scenario: "queue delivery to 1 recipient on a serial queue (post N, then drain)",
-                mailroom: mailroom, notificationCenter: notificationCenter, bare: bare,
+                mailroom: mailroom, peer: notificationCenter, bare: bare,
                 referenceLabel: "bare DispatchQueue.async of the same closure", reference: bare, target: .cost(1.5),
                 check: fifo)
         ],
@@ -738,16 +793,16 @@ func twoThreads() -> Scenario {
             + String(format: "%.2f with two threads, %.2f with one", twoCores.median, oneCore.median)
             + "; below 2.00 with two threads means other processes took CPU time from them. Controls that share "
             + "nothing, two threads' aggregate against one thread's: a loop calling an empty function "
-            + formatRatio(controlOne.medianNanoseconds / controlTwo.medianNanoseconds)
+            + formatRatio(controlOne.median / controlTwo.median)
             + ", independent arithmetic keeping the core busy "
-            + formatRatio(busyOne.medianNanoseconds / busyTwo.medianNanoseconds) + "."
+            + formatRatio(busyOne.median / busyTwo.median) + "."
     }
     return Scenario(
         variants: [mailroom, single, notificationCenter, controlTwo, controlOne, busyTwo, busyOne],
         rows: [
             Row(
                 scenario: "two threads posting to one office at once (aggregate)", mailroom: mailroom,
-                notificationCenter: notificationCenter, bare: nil,
+                peer: notificationCenter, bare: nil,
                 referenceLabel: "Mailroom, one thread posting alone", reference: single, target: .faster(1.5))
         ],
         notes: [note]
@@ -768,6 +823,11 @@ func allScenarios() -> [(String, () -> Scenario)] {
         ("register-unregister", registerUnregister),
         ("queue", queueDelivery),
         ("two-threads", twoThreads),
+        ("main-actor", mainActor),
+        ("async-recipient", asyncRecipient),
+        ("mail-sequence", mailSequence),
+        ("typed-register-unregister", typedRegisterUnregister),
+        ("memory", memory),
     ]
 }
 
@@ -784,6 +844,14 @@ func formatRate(_ operationsPerSecond: Double) -> String {
         }
     let digits = scaled >= 100 ? 0 : scaled >= 10 ? 1 : 2
     return String(format: "%.\(digits)f", scaled) + unit
+}
+
+/// A variant's median as the table shows it: operations per second, or bytes per registration.
+func formatFigure(_ variant: Variant) -> String {
+    switch variant.quantity {
+    case .nanoseconds: return formatRate(variant.operationsPerSecond)
+    case .bytes: return variant.median.isFinite ? "\(Int(variant.median.rounded())) B/registration" : "—"
+    }
 }
 
 func formatRatio(_ ratio: Double) -> String {
@@ -828,21 +896,27 @@ func loadAverage() -> String {
 
 // MARK: - Curve
 
+/// The cost of one post against the number of recipients (1, 10, 100, 1000), as CSV: synchronous closure
+/// recipients (Mailroom, NotificationCenter, the bare loop), then main-actor recipients posted to on the main
+/// actor (Mailroom, Foundation's `MainActorMessage` observers).
 func measureCurve(rounds: Int) -> String {
-    var lines = ["recipients,mailroom_ns_per_post,notificationcenter_ns_per_post,bare_ns_per_post"]
-    var rows: [(Int, Variant, Variant, Variant)] = []
+    var lines = [
+        "recipients,mailroom_ns_per_post,notificationcenter_ns_per_post,bare_ns_per_post,"
+            + "mailroom_main_actor_ns_per_post,foundation_main_actor_message_ns_per_post"
+    ]
+    var rows: [(Int, [Variant])] = []
     for count in [1, 10, 100, 1000] {
         let (mailroom, center, bare) = recipientsVariants(count, perDelivery: false)
-        rows.append((count, mailroom, center, bare))
+        let (mainActorMailroom, mainActorFoundation) = mainActorVariants(count)
+        rows.append((count, [mailroom, center, bare, mainActorMailroom, mainActorFoundation]))
     }
     for round in 0..<rounds {
-        for (_, mailroom, center, bare) in rows {
-            let order = [mailroom, center, bare]
+        for (_, order) in rows {
             for variant in round % 2 == 0 ? order : order.reversed() { variant.measure() }
         }
     }
-    for (count, mailroom, center, bare) in rows {
-        let values = [mailroom, center, bare].map { String(format: "%.2f", $0.medianNanoseconds) }
+    for (count, variants) in rows {
+        let values = variants.map { String(format: "%.2f", $0.median) }
         lines.append("\(count),\(values.joined(separator: ","))")
     }
     return lines.joined(separator: "\n") + "\n"
@@ -864,8 +938,12 @@ func main() {
         case "--results": resultsDirectory = arguments.popFirst()
         case "--only": only = arguments.popFirst()
         case "--variant": variantPrefix = arguments.popFirst()
+        case "--memory-child":
+            // A child of the memory scenario: nothing else runs in this process.
+            memoryChild(arguments.popFirst() ?? "")
         default:
             print("usage: Comparison [--rounds N] [--curve] [--results DIR] [--only NAME] [--variant NAME]")
+            print("       Comparison --memory-child KIND")
             return
         }
     }
@@ -875,7 +953,11 @@ func main() {
     let loadBefore = loadAverage()
     print("Setting up the scenarios (1M registrations take a few seconds)...")
 
-    let scenarios = allScenarios().filter { name, _ in only.map { name.contains($0) } ?? true }.map { $1() }
+    // `--only register-unregister` is that scenario, not also typed-register-unregister, which contains its name.
+    let exactScenario = allScenarios().contains { $0.0 == only }
+    let scenarios = allScenarios().filter { name, _ in
+        only.map { exactScenario ? name == $0 : name.contains($0) } ?? true
+    }.map { $1() }
     for round in 0..<rounds {
         print("round \(round + 1) of \(rounds)")
         for scenario in scenarios {
@@ -890,30 +972,33 @@ func main() {
     let checks = scenarios.flatMap(\.rows).map { $0.check?() ?? true }
 
     var table = [
-        "| scenario | Mailroom ops/s | NotificationCenter ops/s | bare loop ops/s (floor) | ratio against | "
+        "| scenario | Mailroom ops/s | peer | peer ops/s | bare loop ops/s (floor) | ratio against | "
             + "reference ops/s | ratio | target | result |",
-        "| --- | ---: | ---: | ---: | --- | ---: | ---: | --- | --- |",
+        "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: | --- | --- |",
     ]
     var met = 0
     let rows = scenarios.flatMap(\.rows)
     for (row, check) in zip(rows, checks) {
         let ratio = row.target.ratio(
-            mailroom: row.mailroom.medianNanoseconds, reference: row.reference.medianNanoseconds)
+            mailroom: row.mailroom.median, reference: row.reference.median)
         let pass = row.target.isMet(by: ratio) && check  // false when a variant was left out (NaN)
-        if pass { met += 1 }
+        if pass && row.target.isCounted { met += 1 }
+        let result = row.target.isCounted ? (pass ? "PASS" : "FAIL") : (check ? "—" : "FAIL")
         let cells = [
             row.scenario,
-            formatRate(row.mailroom.operationsPerSecond),
-            row.notificationCenter.map { formatRate($0.operationsPerSecond) } ?? "—",
-            row.bare.map { formatRate($0.operationsPerSecond) } ?? "—",
+            formatFigure(row.mailroom),
+            row.peer == nil ? "—" : row.peerName,
+            row.peer.map(formatFigure) ?? "—",
+            row.bare.map(formatFigure) ?? "—",
             row.referenceLabel,
-            formatRate(row.reference.operationsPerSecond),
+            formatFigure(row.reference),
             formatRatio(ratio),
             row.target.description,
-            pass ? "PASS" : "FAIL",
+            result,
         ]
         table.append("| " + cells.joined(separator: " | ") + " |")
     }
+    let counted = rows.filter(\.target.isCounted).count
     var curveText: String?
     if curve {
         print("measuring the curve (cost per post against the number of recipients)")
@@ -925,9 +1010,13 @@ func main() {
             "Machine: \(machine); \(swift)",
             "Load average (1, 5, 15 min) before: \(loadBefore); after: \(loadAfter)",
             "Median of \(rounds) interleaved rounds, about 60 ms per measurement; ops/s per delivery where the "
-                + "scenario says so, else per post (per register + unregister pair for that row).",
+                + "scenario says so, per mail handled for the asynchronous recipients, per register + unregister "
+                + "pair for those rows, else per post."
+                + (rows.contains { $0.mailroom.quantity == .bytes }
+                    ? " Memory rows: resident bytes per live registration, median of "
+                        + "\(min(rounds, memorySamples)) child processes (one per round, first rounds only)." : ""),
             "",
-        ] + table + [""] + scenarios.flatMap(\.notes).map { $0() } + ["", "targets met: \(met) of \(rows.count)"]
+        ] + table + [""] + scenarios.flatMap(\.notes).map { $0() } + ["", "targets met: \(met) of \(counted)"]
     let text = report.joined(separator: "\n") + "\n"
 
     if let resultsDirectory {
@@ -939,7 +1028,7 @@ func main() {
         }
     }
     if let curveText {
-        print("\nCost per post (ns) against the number of closure recipients:")
+        print("\nCost per post (ns) against the number of recipients:")
         print(curveText, terminator: "")
     }
     print("")

@@ -1,0 +1,174 @@
+// Posts on the main actor, against Foundation's own typed message for it (swift-foundation's
+// `NotificationCenter.MainActorMessage`), and registering against Foundation's typed observers.
+//
+// The tool's `main()` runs synchronously on the main thread, so a post it makes is made on the main actor;
+// Foundation's `post` of a `MainActorMessage` is isolated to the main actor, and is called inside
+// `MainActor.assumeIsolated`.
+import Foundation
+import Mailroom
+
+/// `Ping` as Foundation's typed message delivered on the main actor: posted on the main actor, its observers run
+/// before `post` returns.
+struct MainActorPing: NotificationCenter.MainActorMessage {
+    typealias Subject = Sender
+    let value: Int
+}
+
+/// The value of the last mail a recipient handled, written by the recipient: shows whether a post delivered its
+/// mail before returning. Only touched on the main thread.
+final class LastHandled: @unchecked Sendable {
+    var value = -1
+}
+
+/// Post on the main actor to `count` main-actor recipients: Mailroom's `register(on: .mainActor)` closures,
+/// and Foundation's `MainActorMessage` observers. For the curve.
+func mainActorVariants(_ count: Int) -> (mailroom: Variant, foundation: Variant) {
+    let office = PostOffice()
+    for offset in 0..<count {
+        office.register(on: .mainActor) { (ping: Ping) in consume(ping.value &+ offset) }
+    }
+    office.post(Ping(value: 0))
+    let mailroom = Variant("Mailroom, main-actor recipients") { iterations in
+        MainActor.assumeIsolated {
+            for index in 0..<iterations { office.post(Ping(value: index)) }
+        }
+    }
+
+    let center = NotificationCenter()
+    for offset in 0..<count {
+        keepAlive.hold(center.addObserver(for: MainActorPing.self) { message in consume(message.value &+ offset) })
+    }
+    MainActor.assumeIsolated { center.post(MainActorPing(value: 0)) }
+    let foundation = Variant("Foundation MainActorMessage") { iterations in
+        MainActor.assumeIsolated {
+            for index in 0..<iterations { center.post(MainActorPing(value: index)) }
+        }
+    }
+    return (mailroom, foundation)
+}
+
+func mainActor() -> Scenario {
+    // Every recipient also records the value it handled (one store), so that the rows can check that the post
+    // delivered it at once: were a main-actor delivery queued to the main actor instead (which this tool never
+    // runs), the handler would not run and the rows would time something else.
+    let mainActorHandled = LastHandled()
+    let office = PostOffice()
+    office.register(on: .mainActor) { (ping: Ping) in
+        consume(ping.value)
+        mainActorHandled.value = ping.value
+    }
+    office.post(Ping(value: 0))
+    let mailroom = Variant("Mailroom, main-actor recipient") { iterations in
+        MainActor.assumeIsolated {
+            for index in 0..<iterations { office.post(Ping(value: index)) }
+        }
+    }
+
+    let plainHandled = LastHandled()
+    let plainOffice = PostOffice()
+    plainOffice.register { (ping: Ping) in
+        consume(ping.value)
+        plainHandled.value = ping.value
+    }
+    plainOffice.post(Ping(value: 0))
+    let plain = Variant("Mailroom, plain closure recipient") { iterations in
+        for index in 0..<iterations { plainOffice.post(Ping(value: index)) }
+    }
+
+    let foundationHandled = LastHandled()
+    let center = NotificationCenter()
+    keepAlive.hold(
+        center.addObserver(for: MainActorPing.self) { message in
+            consume(message.value)
+            foundationHandled.value = message.value
+        })
+    MainActor.assumeIsolated { center.post(MainActorPing(value: 0)) }
+    let foundation = Variant("Foundation MainActorMessage") { iterations in
+        MainActor.assumeIsolated {
+            for index in 0..<iterations { center.post(MainActorPing(value: index)) }
+        }
+    }
+
+    /// Whether one post on the main actor ran each system's recipient before returning.
+    func deliveredAtOnce() -> (mailroom: Bool, foundation: Bool) {
+        mainActorHandled.value = -1
+        foundationHandled.value = -1
+        MainActor.assumeIsolated {
+            office.post(Ping(value: 42))
+            center.post(MainActorPing(value: 42))
+        }
+        return (mainActorHandled.value == 42, foundationHandled.value == 42)
+    }
+    // Checked before the rounds and again after them: a main-actor registration whose mail once had to wait
+    // keeps queueing until the queue is drained.
+    let before = deliveredAtOnce()
+    var after: (mailroom: Bool, foundation: Bool)?
+    let afterRounds = {
+        if after == nil { after = deliveredAtOnce() }
+        return after!
+    }
+    let note = {
+        let after = afterRounds()
+        func verdict(_ before: Bool, _ after: Bool) -> String {
+            before && after ? "yes" : "NO (before the rounds: \(before), after: \(after))"
+        }
+        return "Main-actor recipients ran during the post made on the main actor, before and after the rounds: "
+            + "Mailroom \(verdict(before.mailroom, after.mailroom)), "
+            + "Foundation MainActorMessage \(verdict(before.foundation, after.foundation))."
+    }
+    let scenario = "post on the main actor to 1 main-actor recipient"
+    return Scenario(
+        variants: [mailroom, plain, foundation],
+        rows: [
+            Row(
+                scenario: scenario, mailroom: mailroom, peer: foundation, peerName: "Foundation MainActorMessage",
+                bare: nil, referenceLabel: "Mailroom, plain synchronous post to 1 closure", reference: plain,
+                target: .cost(2), check: { before.mailroom && afterRounds().mailroom }),
+            Row(
+                scenario: scenario, mailroom: mailroom, peer: foundation, peerName: "Foundation MainActorMessage",
+                bare: nil, referenceLabel: "Foundation MainActorMessage, posted on the main actor",
+                reference: foundation, target: .faster(20),
+                check: { before.mailroom && before.foundation && afterRounds().mailroom && afterRounds().foundation }),
+        ],
+        notes: [note]
+    )
+}
+
+/// Register + unregister against Foundation's typed observer, of a `MainActorMessage` (the typed counterpart of
+/// a synchronous closure registration; an `AsyncMessage` observer goes through the same registrar, with one more
+/// closure), with 1000 others registered for the same message type on both sides.
+func typedRegisterUnregister() -> Scenario {
+    let office = PostOffice()
+    for offset in 0..<1000 {
+        office.register { (ping: Ping) in consume(ping.value &+ offset) }
+    }
+    office.post(Ping(value: 0))
+    let mailroom = Variant("Mailroom") { iterations in
+        for _ in 0..<iterations {
+            let id = office.register { (ping: Ping) in consume(ping.value) }
+            office.unregister(id)
+        }
+    }
+
+    let center = NotificationCenter()
+    for offset in 0..<1000 {
+        keepAlive.hold(center.addObserver(for: MainActorPing.self) { message in consume(message.value &+ offset) })
+    }
+    MainActor.assumeIsolated { center.post(MainActorPing(value: 0)) }
+    let foundation = Variant("Foundation MainActorMessage observer") { iterations in
+        for _ in 0..<iterations {
+            let token = center.addObserver(for: MainActorPing.self) { message in consume(message.value) }
+            center.removeObserver(token)
+        }
+    }
+    return Scenario(
+        variants: [mailroom, foundation],
+        rows: [
+            Row(
+                scenario: "register + unregister pair, 1000 others registered, against Foundation's typed observer",
+                mailroom: mailroom, peer: foundation, peerName: "Foundation MainActorMessage observer", bare: nil,
+                referenceLabel: "Foundation MainActorMessage observer (addObserver(of:for:) + removeObserver)",
+                reference: foundation, target: .faster(20))
+        ]
+    )
+}
