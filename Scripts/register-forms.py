@@ -148,14 +148,14 @@ KINDS = [
          function="intercept"),
     Kind("main-actor closure", "Main-actor closure", "MainActor", "", ["on _: MainActorDelivery"], [],
          "_ handler: @escaping @MainActor ({args}) throws(E) -> Void",
-         "Registration(in: self, M.self, priority: priority, {filter}.onMainActor {{ mail, sender, _ throws(E) in "
+         "Registration(in: self, M.self, priority: priority, {filter}.onMainActor(throwing: E.self) {{ mail, sender, _ in "
          "try handler({call}) }})",
          "the main-actor `handler`, held strongly until it is unregistered,", MAIN, TYPE_FILTERS,
          example="office.register(on: .mainActor) { (change: CartChanged) in self.badge = change.itemCount }"),
     Kind("main-actor method", "Main-actor method", "MainActor", "R: AnyObject & Sendable, ", [], ["_ recipient: R"],
          "_ method: sending @escaping (R) -> @MainActor ({args}) throws -> Void",
-         "Registration(in: self, M.self, priority: priority, {filter}recipient: recipient, .onMainActor {{ mail, "
-         "sender, recipient throws in try method(recipient.known(as: R.self))({call}) }})",
+         "Registration(in: self, M.self, priority: priority, {filter}recipient: recipient, .onMainActor(throwing: (any Error).self) {{ mail, "
+         "sender, recipient in try method(recipient.known(as: R.self))({call}) }})",
          "the main-actor `method` of `recipient`, held weakly,", MAIN, TYPE_FILTERS, typed_throws=False,
          example="office.register(self, CartViewModel.update)   // @MainActor final class CartViewModel"),
     Kind("async closure", "`async` closure", "Async", "", [], [],
@@ -212,7 +212,8 @@ ANY_SENDER = "(any AnyObject & Sendable)?"
 ORDER_AND_FAILURES = ("`priority` places it among a post's recipients (see ``Priority``). If the handler throws, the "
                       "recipients after it are still served and the failure is posted as a ``DeliveryFailure``.")
 # The kinds whose handler reads the posted mail in place (the others get it as `M`).
-READS_POSTED_MAIL = ("closure", "method", "intercepting closure", "intercepting method")
+READS_POSTED_MAIL = (
+    "closure", "method", "intercepting closure", "intercepting method", "main-actor closure", "main-actor method")
 # Every form takes a priority, after where it runs and before its filter.
 PRIORITY = "priority: Priority = .normal"
 

@@ -25,12 +25,12 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     init(
         office: PostOffice,
         bufferingPolicy: BufferingPolicy,
-        registration: (AsyncStream<Element>.Continuation) -> Registration
+        registration: (MailBuffer<Element>) -> Registration
     ) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
-        let id = office.enroll(registration(continuation))
-        continuation.onTermination = { [weak office] _ in office?.unregister(id) }
-        channel = Channel(stream, continuation)
+        let buffer = MailBuffer<Element>(policy: bufferingPolicy)
+        let id = office.enroll(registration(buffer))
+        buffer.onFinish { [weak office] in office?.unregister(id) }
+        channel = Channel(buffer)
     }
 
     /// Makes the iterator that a `for await` loop uses. The first one receives the sequence's mail, and the
@@ -51,53 +51,56 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
         /// The next mail, waiting for it if none is buffered; `nil` once the sequence ended or the task was
         /// cancelled, and at once for an iterator that was not the first of its sequence.
         public mutating func next() async -> Element? {
-            await loop?.base.next()
+            await loop?.next()
         }
     }
 
-    /// The one loop over a sequence: the stream's iterator, and the lease that ends the registration when the
-    /// last copy of the iterator goes.
+    /// The one loop over a sequence: the buffer, the mail it took from it and has not returned yet, and the lease
+    /// that ends the registration when the last copy of the iterator goes.
     struct Loop {
-        var base: AsyncStream<Element>.Iterator
         let lease: Lease
+        var batch: [Element] = []
+        var index = 0
+
+        mutating func next() async -> Element? {
+            await lease.buffer.next(batch: &batch, index: &index)
+        }
     }
 
-    /// What every copy of a sequence shares: the stream, until its one loop claims it.
+    /// What every copy of a sequence shares: the buffer, until its one loop claims it.
     final class Channel: Sendable {
-        private let stream: AsyncStream<Element>
-        private let continuation: AsyncStream<Element>.Continuation
+        private let buffer: MailBuffer<Element>
         /// Raised until the first iterator is made.
         private let unclaimed = AtomicFlag()
 
-        init(_ stream: AsyncStream<Element>, _ continuation: AsyncStream<Element>.Continuation) {
-            self.stream = stream
-            self.continuation = continuation
+        init(_ buffer: MailBuffer<Element>) {
+            self.buffer = buffer
         }
 
         /// The loop, for the first caller only.
         func claim() -> Loop? {
             guard unclaimed.lowerIfRaised() else { return nil }
-            return Loop(base: stream.makeAsyncIterator(), lease: Lease(continuation))
+            return Loop(lease: Lease(buffer))
         }
 
         /// A sequence released without a loop ends its registration; once a loop claimed it, the loop does.
         deinit {
             if unclaimed.isRaised {
-                continuation.finish()
+                buffer.finish()
             }
         }
     }
 
     /// Ends the sequence, and so removes its registration, when the loop's iterator goes.
     final class Lease: Sendable {
-        private let continuation: AsyncStream<Element>.Continuation
+        let buffer: MailBuffer<Element>
 
-        init(_ continuation: AsyncStream<Element>.Continuation) {
-            self.continuation = continuation
+        init(_ buffer: MailBuffer<Element>) {
+            self.buffer = buffer
         }
 
         deinit {
-            continuation.finish()
+            buffer.finish()
         }
     }
 }
@@ -179,12 +182,12 @@ extension PostOffice {
         bufferingPolicy: MailSequence<Element>.BufferingPolicy,
         _ element: @escaping @Sendable (M, SendableObject?) -> Element
     ) -> MailSequence<Element> {
-        MailSequence(office: self, bufferingPolicy: bufferingPolicy) { continuation in
+        MailSequence(office: self, bufferingPolicy: bufferingPolicy) { buffer in
             Registration(
                 in: self, M.self, priority: priority, senders: senders, exactSender: exactSender,
-                whenGone: { continuation.finish() },
+                whenGone: { buffer.finish() },
                 .on(nil, throwing: Never.self) { mail, sender, _ in
-                    continuation.yield(element(mail.read(as: M.self), sender))
+                    buffer.append(element(mail.read(as: M.self), sender))
                 }
             )
         }

@@ -18,23 +18,21 @@ enum MainActorContext {
         mailroom_is_main_thread() || DispatchQueue.getSpecific(key: mainQueueKey) == true
     }
 
-    /// `body`, callable without the run-time check of `MainActor.assumeIsolated`, for a registration's handler:
-    /// a post calls it only where the main actor runs, on the posting thread when ``isCurrent`` or in a block
-    /// of the main queue (``Registration/Schedule/mainActor``). The check cost a main-actor post most
-    /// of its time; `MainActor.assumeIsolated` itself calls its operation through the same cast once it has
-    /// checked. See docs/design.md.
-    @inlinable
+    /// `handler`, callable without the run-time check of `MainActor.assumeIsolated`, for a registration's
+    /// handler: a post calls it only where the main actor runs, on the posting thread when ``isCurrent`` or in a
+    /// block of the main queue (``Registration/Schedule/mainActor``). The check cost a main-actor post most of
+    /// its time; `MainActor.assumeIsolated` itself calls its operation through the same cast once it has
+    /// checked. The types are concrete, not generic, so that the cast's two conversions are made once, here.
+    /// See docs/design.md.
+    @usableFromInline
+    static func enteredBy(_ handler: @escaping Registration.MainActorHandler) -> Registration.Handler {
+        unsafeBitCast(handler, to: Registration.Handler.self)
+    }
+
+    /// ``enteredBy(_:)-(Registration.MainActorHandler)`` for a registration for a protocol's handler.
     static func enteredBy<A, B, E: Error>(
         _ body: @escaping @MainActor (A, B) throws(E) -> Void
     ) -> @Sendable (A, B) throws(E) -> Void {
         unsafeBitCast(body, to: (@Sendable (A, B) throws(E) -> Void).self)
-    }
-
-    /// ``enteredBy(_:)-(@MainActor (A, B) throws(E) -> Void)`` for a handler of three parameters.
-    @inlinable
-    static func enteredBy<A, B, C, E: Error>(
-        _ body: @escaping @MainActor (A, B, C) throws(E) -> Void
-    ) -> @Sendable (A, B, C) throws(E) -> Void {
-        unsafeBitCast(body, to: (@Sendable (A, B, C) throws(E) -> Void).self)
     }
 }

@@ -27,7 +27,8 @@ extension PostOffice {
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, .onMainActor { mail, sender, _ throws(E) in try handler(mail) }))
+                in: self, M.self, priority: priority,
+                .onMainActor(throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted with a
@@ -47,7 +48,9 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
-                .onMainActor { mail, sender, _ throws(E) in try handler(mail, sender.known(as: S.self)) }))
+                .onMainActor(throwing: E.self) { mail, sender, _ in
+                    try handler(mail.read(as: M.self), sender.known(as: S.self))
+                }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted with no
@@ -67,7 +70,9 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
-                .onMainActor { mail, sender, _ throws(E) in try handler(mail, sender.knownOrNil(as: S.self)) }))
+                .onMainActor(throwing: E.self) { mail, sender, _ in
+                    try handler(mail.read(as: M.self), sender.knownOrNil(as: S.self))
+                }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
@@ -88,7 +93,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .onMainActor { mail, sender, _ throws(E) in try handler(mail) }))
+                .onMainActor(throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
@@ -109,7 +114,9 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .onMainActor { mail, sender, _ throws(E) in try handler(mail, sender.known(as: S.self)) }))
+                .onMainActor(throwing: E.self) { mail, sender, _ in
+                    try handler(mail.read(as: M.self), sender.known(as: S.self))
+                }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every posted `M`, for a
@@ -130,7 +137,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority,
-                .onMainActor { (_: M, sender: SendableObject?, _: SendableObject?) throws(E) in try handler() }))
+                .onMainActor(throwing: E.self) { mail, sender, _ in try handler() }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
@@ -152,7 +159,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender,
-                .onMainActor { (_: M, sender: SendableObject?, _: SendableObject?) throws(E) in try handler() }))
+                .onMainActor(throwing: E.self) { mail, sender, _ in try handler() }))
     }
 
     /// Registers the main-actor `method` of `recipient`, held weakly, for every posted `M`, whatever its sender.
@@ -175,7 +182,9 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, recipient: recipient,
-                .onMainActor { mail, sender, recipient throws in try method(recipient.known(as: R.self))(mail) }))
+                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self))
+                }))
     }
 
     /// Registers the main-actor `method` of `recipient`, held weakly, for every `M` posted with a sender of class
@@ -195,8 +204,8 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: recipient,
-                .onMainActor { mail, sender, recipient throws in
-                    try method(recipient.known(as: R.self))(mail, sender.known(as: S.self))
+                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
     }
 
@@ -217,8 +226,8 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: recipient,
-                .onMainActor { mail, sender, recipient throws in
-                    try method(recipient.known(as: R.self))(mail, sender.knownOrNil(as: S.self))
+                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.knownOrNil(as: S.self))
                 }))
     }
 
@@ -240,7 +249,9 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .onMainActor { mail, sender, recipient throws in try method(recipient.known(as: R.self))(mail) }))
+                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self))
+                }))
     }
 
     /// Registers the main-actor `method` of `recipient`, held weakly, for every `M` posted by exactly `sender`
@@ -261,8 +272,8 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .onMainActor { mail, sender, recipient throws in
-                    try method(recipient.known(as: R.self))(mail, sender.known(as: S.self))
+                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
+                    try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
     }
 
@@ -284,7 +295,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, recipient: recipient,
-                .onMainActor { (_: M, sender: SendableObject?, recipient: SendableObject?) throws in
+                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))()
                 }))
     }
@@ -308,7 +319,7 @@ extension PostOffice {
         enroll(
             Registration(
                 in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .onMainActor { (_: M, sender: SendableObject?, recipient: SendableObject?) throws in
+                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))()
                 }))
     }

@@ -24,7 +24,24 @@ extension Registration {
         guard life != nil else {
             return runNow(mail, type: mailType, from: sender)
         }
+        if isPlainMainActor {
+            return deliverOnMainActor(mail, type: mailType, from: sender, receipt: receipt)
+        }
         return deliverWithLifecycle(mail, type: mailType, from: sender, receipt: receipt)
+    }
+
+    /// Delivers for a main-actor registration that is neither one-shot nor tied: at once when the post is made on
+    /// the main actor and none of its mail waits on the main queue. UI code posting to UI code, the most common
+    /// main-actor post, so it makes no other check.
+    @inline(never)
+    private func deliverOnMainActor(
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
+    ) -> Outcome {
+        guard life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrent else {
+            return deliverWithLifecycle(mail, type: mailType, from: sender, receipt: receipt)
+        }
+        return mayThrow
+            ? answer(mail, type: mailType, from: sender, receipt: receipt) : runNow(mail, type: mailType, from: sender)
     }
 
     /// Calls a handler that cannot throw (``mayThrow`` is false) on the posting thread.
@@ -81,8 +98,7 @@ extension Registration {
         }
         if runsNow {
             guard mayThrow else { return runNow(mail, type: mailType, from: sender) }
-            let posted = PostedMail(mail, type: mailType)
-            return answer(posted, from: sender, receipt: receipt) { posted.copy(as: mailType) }
+            return answer(mail, type: mailType, from: sender, receipt: receipt)
         }
         later(PostedMail(mail, type: mailType).copy(as: mailType), from: sender, receipt: receipt)
         return .received
@@ -138,6 +154,15 @@ extension Registration {
             return run(conformance, on: mail, from: sender, receipt: receipt)
         }
         _ = PostedMail.lend(mail) { answer($0, from: sender, receipt: receipt) { mail } }
+    }
+
+    /// Calls the handler, or an interceptor's, on the posting thread, and reports what it throws.
+    @inline(__always)
+    private func answer(
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
+    ) -> Outcome {
+        let posted = PostedMail(mail, type: mailType)
+        return answer(posted, from: sender, receipt: receipt) { posted.copy(as: mailType) }
     }
 
     /// Calls the handler, or an interceptor's, and reports what it throws. `copy` copies the mail, for the report.

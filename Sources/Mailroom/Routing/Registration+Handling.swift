@@ -48,15 +48,10 @@ extension Registration {
             Handling(consuming: body)
         }
 
-        /// On the main actor: `body` gets the mail, read as `M`, the sender and the recipient, as a handler does.
+        /// On the main actor. `handler` throws only what an `E` is.
         @inlinable
-        static func onMainActor<M: Mail, E: Error>(
-            _ body: @escaping @MainActor (M, SendableObject?, SendableObject?) throws(E) -> Void
-        ) -> Handling {
-            let body = MainActorContext.enteredBy(body)
-            return Handling(
-                .mainActor, { mail, sender, recipient in try body(mail.read(as: M.self), sender, recipient) },
-                mayThrow: E.self != Never.self)
+        static func onMainActor<E: Error>(throwing _: E.Type, _ handler: @escaping MainActorHandler) -> Handling {
+            Handling(.mainActor, MainActorContext.enteredBy(handler), mayThrow: E.self != Never.self)
         }
 
         /// On a task, one mail at a time, in post order: `body` gets a copy of the mail, the sender and the

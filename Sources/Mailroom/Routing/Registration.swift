@@ -18,6 +18,14 @@ final class Registration: Sendable {
     typealias Handler =
         @Sendable (_ mail: PostedMail, _ sender: SendableObject?, _ recipient: SendableObject?) throws -> Void
 
+    /// A ``Handler`` for a main-actor registration, as the register overloads write it: isolated to the main
+    /// actor, so that it can call the user's `@MainActor` closure or method. The registration keeps it as a
+    /// ``Handler`` (``MainActorContext/enteredBy(_:)``).
+    @usableFromInline
+    typealias MainActorHandler =
+        @MainActor @Sendable (_ mail: PostedMail, _ sender: SendableObject?, _ recipient: SendableObject?) throws
+        -> Void
+
     /// Like ``Handler``, for an interceptor's handler, which may end the post (``Consumption/consumed``): a post
     /// calls it on its slow path.
     @usableFromInline
@@ -79,6 +87,9 @@ final class Registration: Sendable {
     /// True when ``handler`` may throw, or the registration is an interceptor: a post then calls it on its slow
     /// path, which reports what it throws.
     let mayThrow: Bool
+    /// True for a main-actor registration for a mail type that is neither one-shot nor tied: a post made on the
+    /// main actor calls it at once, with no other check, when none of its mail waits on the main queue.
+    let isPlainMainActor: Bool
 
     /// The registered mail type's identifier (or the protocol's).
     var mailType: ObjectIdentifier { ObjectIdentifier(registeredType) }
@@ -178,6 +189,11 @@ final class Registration: Sendable {
         }
         mayThrow = handling.mayThrow
         let isOneShot = options?.isOneShot == true
+        if case .mainActor = handling.schedule, conformance == nil, owner == nil, !isOneShot {
+            isPlainMainActor = true
+        } else {
+            isPlainMainActor = false
+        }
         if case .now = handling.schedule, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot {
             life = nil
         } else {
