@@ -68,7 +68,7 @@ extension Registration {
     private func deliverWithLifecycle(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
     ) -> Outcome {
-        // Not bound to a local: that retains it, for about a sixth of a main-actor post's instructions.
+        // `life` is read where it is needed, not bound to a local: binding it retained and released it on every post.
         // Checked at the post for deliveries that run later too, so that mail posted after the recipient went is
         // reported as undelivered; the deferred delivery checks again before it runs.
         if recipientKey != nil, recipient == nil {
