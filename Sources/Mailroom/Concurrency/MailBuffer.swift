@@ -116,8 +116,8 @@ final class MailBuffer<Element: Sendable>: Sendable {
     }
 
     /// The next letter, from `batch` if it holds any (the caller's, refilled here), otherwise from the buffer,
-    /// waiting for one if it is empty; `nil` once the buffer is finished and empty, or the task is cancelled
-    /// (which finishes the buffer). For the one loop only.
+    /// waiting for one if it is empty; `nil` once the buffer is finished and empty. The cancellation of the
+    /// calling task finishes the buffer. For the one loop only.
     func next(batch: inout [Element], index: inout Int) async -> Element? {
         if index < batch.count {
             defer { index += 1 }
@@ -125,6 +125,10 @@ final class MailBuffer<Element: Sendable>: Sendable {
         }
         batch.removeAll(keepingCapacity: true)
         index = 0
+        // A cancelled loop takes what is buffered and ends, even while posts keep the buffer from running dry.
+        if Task.isCancelled {
+            finish()
+        }
         let taken = state.withLock { state -> Element?? in
             guard state.count > 0 else { return state.isFinished ? .some(nil) : nil }
             if case .unbounded = policy {

@@ -101,4 +101,31 @@ struct MailBufferTests {
         #expect(await finish("the cancelled loop") { await loop.value } == [])
         #expect(finished.value)
     }
+
+    @Test(
+        "A cancelled loop ends after what was buffered, even while mail keeps coming: later mail is dropped"
+    )
+    func cancelledLoopEndsWhileMailKeepsComing() async {
+        let buffer = MailBuffer<Int>(policy: .unbounded)
+        for letter in 0..<3 {
+            buffer.append(letter)
+        }
+        let loop = Task {
+            var batch: [Int] = []
+            var index = 0
+            var taken: [Int] = []
+            while let letter = await buffer.next(batch: &batch, index: &index) {
+                taken.append(letter)
+                if taken.count == 1 {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+                // Never lets the buffer run dry, so the loop never waits, where a cancellation handler would run.
+                if taken.count < 100 {
+                    buffer.append(1000 + taken.count)
+                }
+            }
+            return taken
+        }
+        #expect(await finish("the cancelled loop") { await loop.value } == [0, 1, 2, 1001, 1002, 1003])
+    }
 }
