@@ -38,6 +38,18 @@ final class Countdown: @unchecked Sendable {
         }
         if last { finished.signal() }
     }
+
+    /// A variant whose iterations each post one mail with `post(index)`, then wait until all were handled;
+    /// warmed with one mail.
+    func variant(_ name: String, post: @escaping (Int) -> Void) -> Variant {
+        let variant = Variant(name) { iterations in
+            self.run(iterations) {
+                for index in 0..<iterations { post(index) }
+            }
+        }
+        variant.run(1)
+        return variant
+    }
 }
 
 /// The floor for asynchronous delivery: one task looping `for await ping in stream` over an `AsyncStream<Ping>`
@@ -51,13 +63,7 @@ func asyncStreamLoop() -> Variant {
             countdown.handled()
         }
     }
-    let variant = Variant("bare AsyncStream loop") { iterations in
-        countdown.run(iterations) {
-            for index in 0..<iterations { continuation.yield(Ping(value: index)) }
-        }
-    }
-    variant.run(1)
-    return variant
+    return countdown.variant("bare AsyncStream loop") { continuation.yield(Ping(value: $0)) }
 }
 
 func asyncRecipient() -> Scenario {
@@ -67,12 +73,7 @@ func asyncRecipient() -> Scenario {
         consume(ping.value)
         mailroomCountdown.handled()
     }
-    let mailroom = Variant("Mailroom, async recipient") { iterations in
-        mailroomCountdown.run(iterations) {
-            for index in 0..<iterations { office.post(Ping(value: index)) }
-        }
-    }
-    mailroom.run(1)
+    let mailroom = mailroomCountdown.variant("Mailroom, async recipient") { office.post(Ping(value: $0)) }
 
     // Foundation runs each observer call as a child task of the center's worker task: unlike Mailroom's, they
     // may run concurrently and out of order. The count is the same.
@@ -83,12 +84,7 @@ func asyncRecipient() -> Scenario {
             consume(message.value)
             foundationCountdown.handled()
         })
-    let foundation = Variant("Foundation AsyncMessage") { iterations in
-        foundationCountdown.run(iterations) {
-            for index in 0..<iterations { center.post(AsyncPing(value: index)) }
-        }
-    }
-    foundation.run(1)
+    let foundation = foundationCountdown.variant("Foundation AsyncMessage") { center.post(AsyncPing(value: $0)) }
 
     let stream = asyncStreamLoop()
     let scenario = "async recipient, post N then wait until all N are handled (per mail handled)"
@@ -118,12 +114,7 @@ func mailSequence() -> Scenario {
             mailroomCountdown.handled()
         }
     }
-    let mailroom = Variant("Mailroom, mail(of:) loop") { iterations in
-        mailroomCountdown.run(iterations) {
-            for index in 0..<iterations { office.post(Ping(value: index)) }
-        }
-    }
-    mailroom.run(1)
+    let mailroom = mailroomCountdown.variant("Mailroom, mail(of:) loop") { office.post(Ping(value: $0)) }
 
     // Foundation's sequence registers its observer when its iterator is made, in the task: the posting thread
     // waits for that. Its buffer drops the oldest messages beyond `bufferSize` (10 by default), so it is
@@ -140,12 +131,9 @@ func mailSequence() -> Scenario {
         }
     }
     observing.wait()
-    let foundation = Variant("Foundation messages(of:for:) loop") { iterations in
-        foundationCountdown.run(iterations) {
-            for index in 0..<iterations { center.post(AsyncPing(value: index)) }
-        }
+    let foundation = foundationCountdown.variant("Foundation messages(of:for:) loop") {
+        center.post(AsyncPing(value: $0))
     }
-    foundation.run(1)
 
     let stream = asyncStreamLoop()
     return Scenario(

@@ -138,17 +138,7 @@ func mainActor() -> Scenario {
 /// a synchronous closure registration; an `AsyncMessage` observer goes through the same registrar, with one more
 /// closure), with 1000 others registered for the same message type on both sides.
 func typedRegisterUnregister() -> Scenario {
-    let office = PostOffice()
-    for offset in 0..<1000 {
-        office.register { (ping: Ping) in consume(ping.value &+ offset) }
-    }
-    office.post(Ping(value: 0))
-    let mailroom = Variant("Mailroom") { iterations in
-        for _ in 0..<iterations {
-            let id = office.register { (ping: Ping) in consume(ping.value) }
-            office.unregister(id)
-        }
-    }
+    let mailroom = mailroomRegisterUnregister()
 
     let center = NotificationCenter()
     for offset in 0..<1000 {

@@ -45,6 +45,16 @@ final class MailBuffer<Element: Sendable>: Sendable {
         }
     }
 
+    /// What the loop found in the buffer.
+    private enum Taken {
+        /// A letter: the oldest, or the first of those it took at once.
+        case letter(Element)
+        /// Nothing, and nothing will come: the buffer is finished.
+        case ended
+        /// Nothing yet: the loop waits.
+        case nothing
+    }
+
     private let policy: Policy
     private let state = Locked(State())
 
@@ -129,32 +139,31 @@ final class MailBuffer<Element: Sendable>: Sendable {
         if Task.isCancelled {
             finish()
         }
-        let taken = state.withLock { state -> Element?? in
-            guard state.count > 0 else { return state.isFinished ? .some(nil) : nil }
-            if case .unbounded = policy {
-                state.takeAll(into: &batch)
-                return .some(nil)
-            }
-            return .some(state.takeFirst())
+        let taken = state.withLock { state -> Taken in
+            guard state.count > 0 else { return state.isFinished ? .ended : .nothing }
+            guard case .unbounded = policy else { return .letter(state.takeFirst()) }
+            state.takeAll(into: &batch)
+            index = 1
+            return .letter(batch[0])
         }
         switch taken {
-        case .some(.some(let letter)):
+        case .letter(let letter):
             return letter
-        case .some(.none):
-            guard !batch.isEmpty else { return nil }
-            index = 1
-            return batch[0]
-        case .none:
+        case .ended:
+            return nil
+        case .nothing:
             return await withTaskCancellationHandler {
                 await withUnsafeContinuation { (waiter: UnsafeContinuation<Element?, Never>) in
-                    let ready = state.withLock { state -> Element?? in
-                        if state.count > 0 { return .some(state.takeFirst()) }
-                        if state.isFinished { return .some(nil) }
+                    let found = state.withLock { state -> Taken in
+                        if state.count > 0 { return .letter(state.takeFirst()) }
+                        if state.isFinished { return .ended }
                         state.waiter = waiter
-                        return nil
+                        return .nothing
                     }
-                    if let ready {
-                        waiter.resume(returning: ready)
+                    switch found {
+                    case .letter(let letter): waiter.resume(returning: letter)
+                    case .ended: waiter.resume(returning: nil)
+                    case .nothing: break
                     }
                 }
             } onCancel: {
