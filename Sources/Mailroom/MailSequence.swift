@@ -14,6 +14,10 @@
 ///
 /// One sequence is for one loop. The first iterator made from it receives the mail; any further iterator,
 /// made while that loop runs or after it ended, ends at once without yielding anything.
+///
+/// A `for await` loop's body runs in the loop's own task, with that task's task-local values. In an office made
+/// with a ``MailInstrumentation``, ``forEach(_:)`` runs its body for each mail in the context captured from that
+/// mail's post instead (its trace context, for instance).
 public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// How much mail the sequence keeps while the loop is busy: `.unbounded` (the default),
     /// `.bufferingNewest(n)` (drops the oldest mail beyond `n`) or `.bufferingOldest(n)` (drops new mail beyond
@@ -25,9 +29,9 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     init(
         office: PostOffice,
         bufferingPolicy: BufferingPolicy,
-        registration: (MailBuffer<Element>) -> Registration
+        registration: (MailBuffer<Letter>) -> Registration
     ) {
-        let buffer = MailBuffer<Element>(policy: bufferingPolicy)
+        let buffer = MailBuffer<Letter>(policy: Self.policy(bufferingPolicy))
         let id = office.enroll(registration(buffer))
         buffer.onFinish { [weak office] in office?.unregister(id) }
         channel = Channel(buffer)
@@ -37,6 +41,55 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// registration ends with it; any later one ends at once.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(channel.claim())
+    }
+
+    /// Calls `body` on each mail of the sequence, in order, as a `for await` loop would, until the sequence ends
+    /// or `body` throws; in an instrumented office, in the context captured from the mail's post (see
+    /// ``MailInstrumentation``).
+    ///
+    /// ```swift
+    /// try await office.mail(of: OrderPlaced.self).forEach { order in
+    ///     try await ship(order)   // ServiceContext.current is the poster's
+    /// }
+    /// ```
+    /// Like a loop, it is the sequence's one loop: it ends at once, calling nothing, when the sequence was
+    /// iterated before. The registration ends when it returns, or throws what `body` threw.
+    public func forEach<Failure: Error>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (Element) async throws(Failure) -> Void
+    ) async throws(Failure) {
+        guard var loop = channel.claim() else { return }
+        while let letter = await loop.next() {
+            guard let captured = letter.captured else {
+                try await body(letter.element)
+                continue
+            }
+            var failure: Failure?
+            await captured.run(isolation: isolation) {
+                do throws(Failure) {
+                    try await body(letter.element)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure {
+                throw failure
+            }
+        }
+    }
+
+    /// One mail for the loop, with the context the office's instrumentation captured from its post, if any.
+    struct Letter: Sendable {
+        let element: Element
+        let captured: (any CapturedContext)?
+    }
+
+    /// The buffer's policy for the sequence's.
+    private static func policy(_ policy: BufferingPolicy) -> MailBuffer<Letter>.Policy {
+        switch policy {
+        case .bufferingNewest(let limit): .bufferingNewest(limit)
+        case .bufferingOldest(let limit): .bufferingOldest(limit)
+        default: .unbounded
+        }
     }
 
     /// Takes the sequence's mail, in order; ends when the registration is removed.
@@ -50,8 +103,13 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
 
         /// The next mail, waiting for it if none is buffered; `nil` once the sequence ended or the task was
         /// cancelled, and at once for an iterator that was not the first of its sequence.
+        ///
+        /// In an instrumented office, the instrumentation runs an empty handler in the mail's captured context as
+        /// the loop takes it: the loop's body runs after, in the loop's own context.
         public mutating func next() async -> Element? {
-            await loop?.next()
+            guard let letter = await loop?.next() else { return nil }
+            letter.captured.run {}
+            return letter.element
         }
     }
 
@@ -59,21 +117,21 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// that ends the registration when the last copy of the iterator goes.
     struct Loop {
         let lease: Lease
-        var batch: [Element] = []
+        var batch: [Letter] = []
         var index = 0
 
-        mutating func next() async -> Element? {
+        mutating func next() async -> Letter? {
             await lease.buffer.next(batch: &batch, index: &index)
         }
     }
 
     /// What every copy of a sequence shares: the buffer, until its one loop claims it.
     final class Channel: Sendable {
-        private let buffer: MailBuffer<Element>
+        private let buffer: MailBuffer<Letter>
         /// Raised until the first iterator is made.
         private let unclaimed = AtomicFlag()
 
-        init(_ buffer: MailBuffer<Element>) {
+        init(_ buffer: MailBuffer<Letter>) {
             self.buffer = buffer
         }
 
@@ -93,9 +151,9 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Ends the sequence, and so removes its registration, when the loop's iterator goes.
     final class Lease: Sendable {
-        let buffer: MailBuffer<Element>
+        let buffer: MailBuffer<Letter>
 
-        init(_ buffer: MailBuffer<Element>) {
+        init(_ buffer: MailBuffer<Letter>) {
             self.buffer = buffer
         }
 
@@ -182,12 +240,16 @@ extension PostOffice {
         bufferingPolicy: MailSequence<Element>.BufferingPolicy,
         _ element: @escaping @Sendable (M, SendableObject?) -> Element
     ) -> MailSequence<Element> {
-        MailSequence(office: self, bufferingPolicy: bufferingPolicy) { buffer in
+        // The sequence reports its deliveries itself: the loop takes the mail later, in the context captured here.
+        let instrumenter = sortingOffice.instrumenter
+        return MailSequence(office: self, bufferingPolicy: bufferingPolicy) { buffer in
             Registration(
                 in: self, M.self, priority: priority, senders: senders, exactSender: exactSender,
-                whenGone: { buffer.finish() },
-                .on(nil, throwing: Never.self) { mail, sender, _ in
-                    buffer.append(element(mail.read(as: M.self), sender))
+                whenGone: { buffer.finish() }, reportsItsDeliveries: true,
+                .on(nil, throwing: Never.self) { posted, sender, _ in
+                    let mail = posted.read(as: M.self)
+                    let captured = instrumenter?.capture(type(of: mail), for: .sequence)
+                    buffer.append(MailSequence.Letter(element: element(mail, sender), captured: captured))
                 }
             )
         }

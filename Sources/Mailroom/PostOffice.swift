@@ -53,6 +53,18 @@ public final class PostOffice: Sendable {
         sortingOffice = SortingOffice(fallback: FailureFallback(unheardFailures))
     }
 
+    /// Creates an office with no registrations that reports its posts, deliveries, failures and undelivered mail
+    /// to `instrumentation`, and runs every delivery that waits (on a queue, the main actor, a task, a sequence's
+    /// ``MailSequence/forEach(_:)``) in the context `instrumentation` captured from its post.
+    ///
+    /// Unheard failures go to `unheardFailures` when given, as for ``init(unheardFailures:)``, else to standard
+    /// error, as for ``init()``: `instrumentation` sees every failure as well (``MailInstrumentation/failed(_:)``).
+    public init(
+        instrumentation: some MailInstrumentation, unheardFailures: (@Sendable (DeliveryFailure) -> Void)? = nil
+    ) {
+        sortingOffice = SortingOffice(fallback: FailureFallback(unheardFailures), instrumenter: Instrumenter(instrumentation))
+    }
+
     // MARK: - Posting
 
     /// Delivers `mail` to every registration for its type (and, for a class, its superclasses) that does

@@ -2,11 +2,13 @@
 /// letter at a time, in the order the posts appended them, by a single task at a time.
 @usableFromInline
 final class Mailbox: Sendable {
-    /// One posted mail, copied, with its sender and the receipt of the `deliver(_:)` that waits for it.
+    /// One posted mail, copied, with its sender, the receipt of the `deliver(_:)` that waits for it, and the
+    /// context the office's instrumentation captured from its post.
     struct Letter: Sendable {
         let mail: any Mail
         let sender: SendableObject?
         let receipt: Receipt?
+        let captured: (any CapturedContext)?
     }
 
     /// Whether a task is draining the mailbox, and the letters it has yet to deliver.
@@ -64,8 +66,10 @@ final class Mailbox: Sendable {
     }
 
     /// Adds a letter. Returns true when no task is draining the mailbox: the caller then starts one.
-    func append(_ mail: any Mail, from sender: SendableObject?, receipt: Receipt?) -> Bool {
-        let letter = Letter(mail: mail, sender: sender, receipt: receipt)
+    func append(
+        _ mail: any Mail, from sender: SendableObject?, receipt: Receipt?, captured: (any CapturedContext)?
+    ) -> Bool {
+        let letter = Letter(mail: mail, sender: sender, receipt: receipt, captured: captured)
         return state.withLock { $0.append(letter) }
     }
 

@@ -74,18 +74,24 @@ extension Registration {
         if recipientKey != nil, recipient == nil {
             return .dropped
         }
-        if isTied, owner == nil {
-            return .dropped
-        }
-        if isOneShot, !life.unsafelyUnwrapped.claim() {
-            return .dropped
-        }
         // `.now` first, without binding the schedule's payload: binding it retains and releases it.
         let runsNow: Bool
         if case .now = schedule {
             runsNow = true
         } else {
             runsNow = runsOnPostingThread
+        }
+        let conditions = life.unsafelyUnwrapped.conditions
+        if !conditions.isEmpty {
+            if conditions.contains(.isTied), owner == nil {
+                return .dropped
+            }
+            if conditions.contains(.isOneShot), !life.unsafelyUnwrapped.claim() {
+                return .dropped
+            }
+            if conditions.contains(.isObserved), runsNow {
+                life.unsafelyUnwrapped.instrumenter.unsafelyUnwrapped.delivered(mailType)
+            }
         }
         if let conformance {
             let boxed = PostedMail(mail, type: mailType).copy(as: mailType)
@@ -116,14 +122,16 @@ extension Registration {
     }
 
     /// Delivers the copied mail on the queue, the main actor or the task that `schedule` names, unless the
-    /// registration is removed, or its recipient gone, first.
+    /// registration is removed, or its recipient gone, first; in the context the office's instrumentation, if any,
+    /// captures now, on the posting thread.
     private func later(_ mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
         receipt?.begin()
+        let captured = life.unsafelyUnwrapped.instrumenter?.capture(type(of: mail), for: schedule.place)
         switch schedule {
         case .queue(let queue):
             queue.async { [self] in
                 defer { receipt?.end() }
-                runIfStanding(mail, from: sender, receipt: receipt)
+                runIfStanding(mail, from: sender, receipt: receipt, in: captured)
             }
         case .mainActor:
             // Counted until its block has run, so that a post made on the main actor meanwhile waits its turn.
@@ -134,26 +142,31 @@ extension Registration {
                     backlog.decrement()
                     receipt?.end()
                 }
-                runIfStanding(mail, from: sender, receipt: receipt)
+                runIfStanding(mail, from: sender, receipt: receipt, in: captured)
             }
         case .serially(let mailbox):
-            if mailbox.append(mail, from: sender, receipt: receipt) {
+            if mailbox.append(mail, from: sender, receipt: receipt, captured: captured) {
                 Task.detached { await self.drain(mailbox) }
             }
         case .now:
             // Not reached: `deliver` runs these on the posting thread. Run there all the same.
-            runIfStanding(mail, from: sender, receipt: receipt)
+            runIfStanding(mail, from: sender, receipt: receipt, in: captured)
             receipt?.end()
         }
     }
 
-    /// Runs the handler, or the conformance's, on mail copied for a delivery that runs later.
-    private func runIfStanding(_ mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
+    /// Runs the handler, or the conformance's, on mail copied for a delivery that runs later, in the context
+    /// captured for it.
+    private func runIfStanding(
+        _ mail: any Mail, from sender: SendableObject?, receipt: Receipt?, in captured: (any CapturedContext)?
+    ) {
         guard life?.isStanding ?? true else { return }
-        if let conformance {
-            return run(conformance, on: mail, from: sender, receipt: receipt)
+        captured.run {
+            if let conformance {
+                return run(conformance, on: mail, from: sender, receipt: receipt)
+            }
+            _ = PostedMail.lend(mail) { answer($0, from: sender, receipt: receipt) { mail } }
         }
-        _ = PostedMail.lend(mail) { answer($0, from: sender, receipt: receipt) { mail } }
     }
 
     /// Calls the handler, or an interceptor's, on the posting thread, and reports what it throws.
@@ -202,14 +215,23 @@ extension Registration {
             if life?.isStanding ?? true {
                 let recipient = recipient
                 if recipientKey == nil || recipient != nil {
-                    do {
-                        try await mailbox.handler(letter.mail, letter.sender, recipient)
-                    } catch {
-                        report(error, on: letter.mail, from: letter.sender, receipt: letter.receipt)
+                    if let captured = letter.captured {
+                        await captured.run(isolation: nil) { await answer(letter, from: mailbox, to: recipient) }
+                    } else {
+                        await answer(letter, from: mailbox, to: recipient)
                     }
                 }
             }
             letter.receipt?.end()
+        }
+    }
+
+    /// Calls the async handler on `letter`, and reports what it throws.
+    private func answer(_ letter: Mailbox.Letter, from mailbox: Mailbox, to recipient: SendableObject?) async {
+        do {
+            try await mailbox.handler(letter.mail, letter.sender, recipient)
+        } catch {
+            report(error, on: letter.mail, from: letter.sender, receipt: letter.receipt)
         }
     }
 

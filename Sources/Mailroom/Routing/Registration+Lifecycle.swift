@@ -3,8 +3,8 @@ extension Registration {
     /// of a one-shot registration was claimed; or removed. A delivery that waits runs only if, when its turn
     /// comes, the registration was not removed: a spent one-shot's claimed delivery still runs.
     ///
-    /// Also where and when its handler runs, and what a failure of its handler is reported with: the office, the
-    /// registration's id and its rank.
+    /// Also where and when its handler runs, what its deliveries are reported to (the office's instrumentation),
+    /// and what a failure of its handler is reported with: the office, the registration's id and its rank.
     final class Lifecycle: Sendable {
         private static let registered: UInt = 0
         private static let spent: UInt = 1
@@ -17,29 +17,51 @@ extension Registration {
         let backlog: AtomicWord
         /// Where and when the registration's handler runs.
         let schedule: Schedule
-        /// True for a registration made in ``PostOffice/oneShot(_:)``, which ends once it was delivered.
-        let isOneShot: Bool
-        /// True for a registration made in ``PostOffice/tie(to:_:)``, which ends when its owner goes.
-        let isTied: Bool
+        /// What a post checks before it delivers: in one byte, so that a registration with none of them costs
+        /// its posts one test.
+        let conditions: Conditions
+        /// The office's instrumentation, when it has one.
+        let instrumenter: Instrumenter?
         /// The office that reports the failures of the registration's handler.
         weak let office: SortingOffice?
         /// The registration's id and rank (see ``Priority``) in its office: set once, when the office adds it,
         /// before any post can reach it; read by its deliveries, to report failures. See `docs/design.md`.
         nonisolated(unsafe) private(set) var enrolment: (id: RecipientId, rank: UInt)?
 
-        init(schedule: Schedule, oneShot: Bool, tied: Bool, office: SortingOffice) {
+        /// What a post checks before it delivers.
+        struct Conditions: OptionSet {
+            let rawValue: UInt8
+
+            /// Made in ``PostOffice/oneShot(_:)``: it ends once it was delivered.
+            static let isOneShot = Conditions(rawValue: 1)
+            /// Made in ``PostOffice/tie(to:_:)``: it ends when its owner goes.
+            static let isTied = Conditions(rawValue: 2)
+            /// Its deliveries are reported to the office's instrumentation.
+            static let isObserved = Conditions(rawValue: 4)
+        }
+
+        init(schedule: Schedule, oneShot: Bool, tied: Bool, observed: Bool, office: SortingOffice) {
             self.schedule = schedule
             let words = UnsafeMutablePointer<UInt>.allocate(capacity: 2)
             words.initialize(repeating: 0, count: 2)
             words.pointee = Self.registered
             word = AtomicWord(words)
             backlog = AtomicWord(words + 1)
-            isOneShot = oneShot
-            isTied = tied
+            var conditions: Conditions = []
+            if oneShot { conditions.insert(.isOneShot) }
+            if tied { conditions.insert(.isTied) }
+            if observed { conditions.insert(.isObserved) }
+            self.conditions = conditions
+            instrumenter = observed ? office.instrumenter : nil
             self.office = office
         }
 
         deinit { word.deallocate() }
+
+        /// True for a registration made in ``PostOffice/oneShot(_:)``.
+        var isOneShot: Bool { conditions.contains(.isOneShot) }
+        /// True for a registration made in ``PostOffice/tie(to:_:)``.
+        var isTied: Bool { conditions.contains(.isTied) }
 
         /// Records the registration's id and rank; called by its office, under its lock, as it adds it.
         @inline(__always)

@@ -15,6 +15,16 @@ extension Registration {
         /// On a task, one mail at a time, in post order (async handlers and actors).
         case serially(Mailbox)
 
+        /// Where a delivery that runs on this schedule runs, as an instrumentation is told.
+        var place: Delivery.Place {
+            switch self {
+            case .now: .postingThread
+            case .queue: .queue
+            case .mainActor: .mainActor
+            case .serially: .task
+            }
+        }
+
         /// On `queue`, or on the posting thread when it is `nil`.
         @inlinable
         static func on(_ queue: DispatchQueue?) -> Schedule {

@@ -76,7 +76,8 @@ final class Registration: Sendable {
     let handler: Handler
     /// Where it stands, and where and when its handler runs, for the registrations that can end while a delivery
     /// of theirs waits or is decided: those that do not deliver at once on the posting thread, and one-shot and
-    /// tied ones. `nil` for the others, which a post reaches only while they are registered.
+    /// tied ones, and every registration of an instrumented office. `nil` for the others, which a post reaches only
+    /// while they are registered.
     let life: Lifecycle?
     private let particulars: Particulars?
     let senders: SenderFilter
@@ -118,6 +119,8 @@ final class Registration: Sendable {
     ///   - exactSender: the only sender whose posts it receives, held weakly.
     ///   - recipient: the object whose method its handler calls, held weakly.
     ///   - whenGone: called when the registration is freed, whatever removed it.
+    ///   - reportsItsDeliveries: true for a registration whose handler reports its deliveries to the office's
+    ///     instrumentation itself (a ``MailSequence``'s); the office reports the others'.
     @usableFromInline
     convenience init<M: Mail>(
         in office: borrowing PostOffice,
@@ -127,9 +130,13 @@ final class Registration: Sendable {
         exactSender: SendableObject? = nil,
         recipient: SendableObject? = nil,
         whenGone: (@Sendable () -> Void)? = nil,
+        reportsItsDeliveries: Bool = false,
         _ handling: Handling
     ) {
-        self.init(office, M.self, priority, nil, senders, exactSender, recipient, handling, whenGone)
+        self.init(
+            office, M.self, priority, nil, senders, exactSender, recipient, handling, whenGone,
+            isObserved: !reportsItsDeliveries && office.sortingOffice.instrumenter != nil
+        )
     }
 
     /// A registration for every mail whose type conforms to the protocol `P` (`any P`; `any Mail` for all
@@ -152,7 +159,7 @@ final class Registration: Sendable {
         )
         self.init(
             office, P.self, priority, conformance, senders, exactSender, nil,
-            Handling(handling.schedule, Self.unusedHandler), nil
+            Handling(handling.schedule, Self.unusedHandler), nil, isObserved: office.sortingOffice.instrumenter != nil
         )
     }
 
@@ -163,7 +170,7 @@ final class Registration: Sendable {
     private init(
         _ office: borrowing PostOffice, _ registeredType: Any.Type, _ priority: Priority, _ conformance: Conformance?,
         _ senders: SenderFilter, _ exactSender: SendableObject?, _ recipient: SendableObject?,
-        _ handling: Handling, _ whenGone: (@Sendable () -> Void)?
+        _ handling: Handling, _ whenGone: (@Sendable () -> Void)?, isObserved: Bool
     ) {
         let options = EnrollmentOptions.current(for: office)
         let owner = options?.owner
@@ -189,16 +196,17 @@ final class Registration: Sendable {
         }
         mayThrow = handling.mayThrow
         let isOneShot = options?.isOneShot == true
-        if case .mainActor = handling.schedule, conformance == nil, owner == nil, !isOneShot {
+        if case .mainActor = handling.schedule, conformance == nil, owner == nil, !isOneShot, !isObserved {
             isPlainMainActor = true
         } else {
             isPlainMainActor = false
         }
-        if case .now = handling.schedule, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot {
+        if case .now = handling.schedule, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot, !isObserved {
             life = nil
         } else {
             life = Lifecycle(
-                schedule: handling.schedule, oneShot: isOneShot, tied: owner != nil, office: office.sortingOffice)
+                schedule: handling.schedule, oneShot: isOneShot, tied: owner != nil, observed: isObserved,
+                office: office.sortingOffice)
         }
         handler = handling.handler
     }

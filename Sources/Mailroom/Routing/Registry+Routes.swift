@@ -20,9 +20,11 @@ extension Registry {
         let byProtocol =
             conformingIds.isEmpty ? [] : Self.conforming(conformingIds.compactMap { records[$0] }, sample())
         let members = (byType + byProtocol).filter { $0.registration.senders.admits(senderClass: senderClass) }
-        let route = Self.makeRoute(
-            lineage: lineage, senderClass: senderClass, keepsMail: mailType is any StickyMail.Type, members: members
-        )
+        var attention: Route.Attention = isObserved ? .isObserved : []
+        if mailType is any StickyMail.Type {
+            attention.insert(.keepsMail)
+        }
+        let route = Self.makeRoute(lineage: lineage, senderClass: senderClass, attention: attention, members: members)
         for type in lineage {
             mailTypes.modify(Self.key(type), default: MailTypeIndex()) { $0.routes.append(.passUnretained(route)) }
         }
@@ -46,7 +48,8 @@ extension Registry {
         let exact = index.ids.compactMap { records[$0] }
         let byType = exact.filter { !$0.registration.isForProtocol && lineage.contains($0.registration.mailType) }
         let byProtocol = exact.contains { $0.registration.isForProtocol } ? Self.conforming(exact, sample()) : []
-        let route = Self.makeRoute(lineage: lineage, senderClass: nil, keepsMail: false, members: byType + byProtocol)
+        // A post checks only its type route's attention: the instance route it merges in needs none.
+        let route = Self.makeRoute(lineage: lineage, senderClass: nil, attention: [], members: byType + byProtocol)
         senders.modifyIfPresent(Self.key(senderKey)) { $0.routes[ObjectIdentifier(mailType)] = route }
         if let replaced = senderTable.insert(
             UInt(bitPattern: route.published.address),
@@ -63,12 +66,12 @@ extension Registry {
     }
 
     private static func makeRoute(
-        lineage: [ObjectIdentifier], senderClass: AnyClass?, keepsMail: Bool, members: [Record]
+        lineage: [ObjectIdentifier], senderClass: AnyClass?, attention: Route.Attention, members: [Record]
     ) -> Route {
         Route(
             mailTypes: Set(lineage),
             senderClass: senderClass,
-            keepsMail: keepsMail,
+            attention: attention,
             registrations: members.map { ($0.rank, $0.registration) }.sorted { $0.rank < $1.rank }
         )
     }

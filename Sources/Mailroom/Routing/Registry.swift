@@ -53,6 +53,8 @@ struct Registry {
     var senderTable: PublishedTable
     /// Counts the registrations that may receive ``UndeliveredMail``, for posts to read.
     let undeliveredMailRecipients: AtomicWord
+    /// True when the office has an instrumentation, which its routes report posts to.
+    let isObserved: Bool
     var stickyLetters: [StickyLetter.Key: StickyLetter] = [:]
     /// The order of the last registration added or sticky letter kept: both are numbered in one sequence.
     var lastOrder: UInt = 0
@@ -61,7 +63,8 @@ struct Registry {
 
     static let minimumSweep = 64
 
-    init(typeTable: AtomicWord, senderTable: AtomicWord, undeliveredMailRecipients: AtomicWord) {
+    init(typeTable: AtomicWord, senderTable: AtomicWord, undeliveredMailRecipients: AtomicWord, isObserved: Bool) {
+        self.isObserved = isObserved
         self.typeTable = PublishedTable(cell: typeTable)
         self.senderTable = PublishedTable(cell: senderTable)
         self.undeliveredMailRecipients = undeliveredMailRecipients

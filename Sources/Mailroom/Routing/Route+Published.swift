@@ -2,11 +2,11 @@ extension Route {
     /// The two words through which posts reach a route without a lock. The only code that computes an address
     /// in them.
     ///
-    /// Layout, in words: `[entries, keepsMail]`
+    /// Layout, in words: `[entries, attention]`
     /// - `entries`: the address of the route's current ``EntryWords``. A writer fills new entries before it
     ///   stores their address here with a release store; a post loads it with an acquire load.
-    /// - `keepsMail`: 1 when posts of the route's mail type are kept as sticky mail (the type is a
-    ///   ``StickyMail``), else 0. Written before the route is published and never changed, so read plainly.
+    /// - `attention`: what a post along the route does besides delivering (``Attention``); 0 for most routes.
+    ///   Written before the route is published and never changed, so read plainly.
     ///
     /// Tables publish a route by the address of the first word. A handle, not an owner: the route frees the
     /// words (``deallocate()``) once nothing can reach them.
@@ -20,10 +20,10 @@ extension Route {
         }
 
         /// New words that publish `entries`, for a route not published yet.
-        static func allocate(entries: EntryWords, keepsMail: Bool) -> Published {
+        static func allocate(entries: EntryWords, attention: Attention) -> Published {
             let published = Published(address: .allocate(capacity: 2))
             published.entriesWord.initialize(to: UInt(bitPattern: entries.address))
-            published.keepsMailWord.initialize(to: keepsMail ? 1 : 0)
+            published.attentionWord.initialize(to: attention.rawValue)
             return published
         }
 
@@ -31,10 +31,10 @@ extension Route {
             address.deallocate()
         }
 
-        /// Whether posts of the route's mail type are kept as sticky mail.
+        /// What a post along the route does besides delivering.
         @inline(__always)
-        var keepsMail: Bool {
-            keepsMailWord.pointee != 0
+        var attention: Attention {
+            Attention(rawValue: attentionWord.pointee)
         }
 
         /// The current entries, up to the count published in them now.
@@ -53,6 +53,6 @@ extension Route {
         private var entriesWord: UnsafeMutablePointer<UInt> { address }
 
         @inline(__always)
-        private var keepsMailWord: UnsafeMutablePointer<UInt> { address + 1 }
+        private var attentionWord: UnsafeMutablePointer<UInt> { address + 1 }
     }
 }

@@ -22,7 +22,7 @@ final class Route {
     @exclusivity(unchecked) private var retiredEntries: [(entries: Entries, stamp: UInt)] = []
 
     init(
-        mailTypes: Set<ObjectIdentifier>, senderClass: AnyClass?, keepsMail: Bool,
+        mailTypes: Set<ObjectIdentifier>, senderClass: AnyClass?, attention: Attention,
         registrations: [(rank: UInt, registration: Registration)]
     ) {
         self.mailTypes = mailTypes
@@ -31,13 +31,23 @@ final class Route {
         for (rank, registration) in registrations {
             _ = entries.append(rank: rank, registration)
         }
-        published = Published.allocate(entries: entries.words, keepsMail: keepsMail)
+        published = Published.allocate(entries: entries.words, attention: attention)
     }
 
-    /// Whether posts of the route whose ``published`` words are at `published` are kept as sticky mail.
+    /// What a post along a route does besides delivering: nothing, for most routes.
+    struct Attention: OptionSet {
+        let rawValue: UInt
+
+        /// Posts of the route's mail type are kept as sticky mail (the type is a ``StickyMail``).
+        static let keepsMail = Attention(rawValue: 1)
+        /// Posts are reported to the office's instrumentation (``MailInstrumentation/posted(_:)``).
+        static let isObserved = Attention(rawValue: 2)
+    }
+
+    /// What a post along the route whose ``published`` words are at `published` does besides delivering.
     @inline(__always)
-    static func keepsMail(published: UnsafeMutablePointer<UInt>) -> Bool {
-        Published(address: published).keepsMail
+    static func attention(published: UnsafeMutablePointer<UInt>) -> Attention {
+        Published(address: published).attention
     }
 
     deinit {

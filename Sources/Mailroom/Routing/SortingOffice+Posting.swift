@@ -10,8 +10,8 @@ extension SortingOffice {
         let section = ReadSection()
         defer { section.end() }
         let published = typeRoute(mailType, senderClass: nil, mail: mail)
-        if Route.keepsMail(published: published) {
-            keepSticky(mail, type: mailType, sender: nil)
+        if !Route.attention(published: published).isEmpty {
+            attend(mail, type: mailType, sender: nil, published: published)
         }
         let route = Route.Snapshot(published: published)
         if !Self.deliver(mail, type: mailType, from: nil, to: route, receipt: receipt) {
@@ -38,8 +38,8 @@ extension SortingOffice {
         let section = ReadSection()
         defer { section.end() }
         let published = typeRoute(mailType, senderClass: type(of: sender), mail: mail)
-        if Route.keepsMail(published: published) {
-            keepSticky(mail, type: mailType, sender: sender)
+        if !Route.attention(published: published).isEmpty {
+            attend(mail, type: mailType, sender: sender, published: published)
         }
         let byType = Route.Snapshot(published: published)
         let delivered: Bool
@@ -120,11 +120,22 @@ extension SortingOffice {
         }
     }
 
-    /// Keeps a copy of mail of a ``StickyMail`` type, before its post reads its routes: so a registration added
-    /// before the letter is kept receives the post, and one added after it receives the letter by replay.
+    /// Does what the route at `published` asks of a post besides delivering, before delivering: reports the post to
+    /// the instrumentation; keeps a copy of mail of a ``StickyMail`` type before the post reads its entries, so
+    /// that a registration added before the letter is kept receives the post, and one added after it receives the
+    /// letter by replay.
     @inline(never)
-    private func keepSticky(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?) {
-        keepSticky(PostedMail(mail, type: mailType).copy(as: mailType), sender: sender)
+    private func attend(
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?,
+        published: UnsafeMutablePointer<UInt>
+    ) {
+        let attention = Route.attention(published: published)
+        if attention.contains(.isObserved) {
+            instrumenter?.posted(mailType)
+        }
+        if attention.contains(.keepsMail) {
+            keepSticky(PostedMail(mail, type: mailType).copy(as: mailType), sender: sender)
+        }
     }
 
     /// Posts ``UndeliveredMail`` for mail that reached no registration, if anything listens for it: otherwise
@@ -136,8 +147,10 @@ extension SortingOffice {
         if mailType == DeliveryFailure.self {
             return fallback.report(PostedMail(mail, type: mailType).read(as: DeliveryFailure.self))
         }
-        guard hasUndeliveredMailRecipients, mailType != UndeliveredMail.self else { return }
+        guard hasUndeliveredMailRecipients || instrumenter != nil, mailType != UndeliveredMail.self else { return }
         let report = UndeliveredMail(mail: PostedMail(mail, type: mailType).copy(as: mailType), sender: sender)
+        instrumenter?.undelivered(report)
+        guard hasUndeliveredMailRecipients else { return }
         withUnsafePointer(to: report) { post(UnsafeRawPointer($0), type: UndeliveredMail.self, receipt: receipt) }
     }
 
@@ -146,6 +159,7 @@ extension SortingOffice {
     /// `DeliveryFailure`'s, so that failures never loop.
     func report(_ failure: DeliveryFailure, rank: UInt, receipt: Receipt?) {
         receipt?.record(failure, rank: rank)
+        instrumenter?.failed(failure)
         guard !(failure.mail is DeliveryFailure) else {
             return fallback.report(failure)
         }

@@ -16,12 +16,16 @@ final class SortingOffice: Sendable {
     private let undeliveredMailRecipients = AtomicWord.allocate()
     /// Where failures go that no registration received.
     let fallback: FailureFallback
+    /// What the office reports its mail to, and what carries its posts' context to deferred deliveries.
+    let instrumenter: Instrumenter?
 
-    init(fallback: FailureFallback) {
+    init(fallback: FailureFallback, instrumenter: Instrumenter? = nil) {
         self.fallback = fallback
+        self.instrumenter = instrumenter
         registry = Locked(
             Registry(
-                typeTable: typeTable, senderTable: senderTable, undeliveredMailRecipients: undeliveredMailRecipients
+                typeTable: typeTable, senderTable: senderTable, undeliveredMailRecipients: undeliveredMailRecipients,
+                isObserved: instrumenter != nil
             )
         )
     }

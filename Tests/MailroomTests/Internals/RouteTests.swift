@@ -26,9 +26,9 @@ struct RouteTests {
         return entries
     }
 
-    private static func route(_ registrations: [Registration], keepsMail: Bool = false) -> Route {
+    private static func route(_ registrations: [Registration], attention: Route.Attention = []) -> Route {
         Route(
-            mailTypes: [ObjectIdentifier(Tick.self)], senderClass: nil, keepsMail: keepsMail,
+            mailTypes: [ObjectIdentifier(Tick.self)], senderClass: nil, attention: attention,
             registrations: registrations.enumerated().map { (UInt(10 * ($0.offset + 1)), $0.element) }
         )
     }
@@ -203,12 +203,14 @@ struct RouteTests {
         #expect(snapshot.registration(at: 18) == registrations[39].address)
     }
 
-    @Test("The published words say whether posts of the route's mail type are kept as sticky mail")
-    func publishedWordsCarryKeepsMail() {
-        let sticky = Self.route([], keepsMail: true)
-        let plain = Self.route([], keepsMail: false)
-        #expect(Route.keepsMail(published: sticky.published.address))
-        #expect(!Route.keepsMail(published: plain.published.address))
+    @Test("The published words say what a post does besides delivering: keep sticky mail, report to instrumentation")
+    func publishedWordsCarryAttention() {
+        let sticky = Self.route([], attention: .keepsMail)
+        let both = Self.route([], attention: [.keepsMail, .isObserved])
+        let plain = Self.route([])
+        #expect(Route.attention(published: sticky.published.address) == .keepsMail)
+        #expect(Route.attention(published: both.published.address) == [.keepsMail, .isObserved])
+        #expect(Route.attention(published: plain.published.address).isEmpty)
         #expect(Route.Snapshot(published: plain.published.address).count == 0)
     }
 
