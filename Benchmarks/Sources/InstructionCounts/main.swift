@@ -6,8 +6,14 @@
 //   InstructionCounts <scenario> <count>
 //   scenarios: post-1-closure, post-100-closures, post-100-closures-by-priority, post-1-closure-1000-other-types,
 //              post-1-closure-1000-other-protocols, post-1-throwing-closure, post-1-interceptor,
-//              post-1-main-actor-closure,
+//              post-1-main-actor-closure, post-1-queue-closure,
 //              register-unregister-1000-others
+//   and each post-* scenario prefixed with `instrumented-`: the same in an office with a `MailInstrumentation`
+//   that counts posts and deliveries (the cost of the hook with about the least an instrumentation can do).
+//   The queue scenario posts to a suspended queue and runs the deliveries after the measured posts: measured
+//   with callgrind's toggle, it counts the posting side (capturing the context); counted for the whole process,
+//   both sides.
+import Dispatch
 import Mailroom
 
 #if canImport(Darwin)
@@ -34,6 +40,18 @@ final class Sink: @unchecked Sendable {
 }
 
 let sink = Sink()
+
+/// Counts posts and deliveries, and carries a number to each deferred delivery: about the least an
+/// instrumentation can do.
+struct CountingInstrumentation: MailInstrumentation {
+    func posted(_ mailType: any Mail.Type) { sink.total &+= 1 }
+    func delivered(_ delivery: Delivery) { sink.total &+= 1 }
+    func capture(_ delivery: Delivery) -> Int { sink.total }
+    func run(_ delivery: Delivery, in context: Int, _ handler: () -> Void) {
+        sink.total &+= context
+        handler()
+    }
+}
 
 @inline(never)
 func measuredPosts(_ office: PostOffice, _ count: Int) {
@@ -66,8 +84,12 @@ guard arguments.count == 3, let count = Int(arguments[2]) else {
     print("usage: InstructionCounts <scenario> <count>")
     exit(2)
 }
-let office = PostOffice()
-switch arguments[1] {
+let instrumented = arguments[1].hasPrefix("instrumented-")
+let scenario = instrumented ? String(arguments[1].dropFirst("instrumented-".count)) : arguments[1]
+let office = instrumented ? PostOffice(instrumentation: CountingInstrumentation()) : PostOffice()
+/// For the queue scenario: suspended while the measured posts run.
+let queue = DispatchQueue(label: "deliveries")
+switch scenario {
 case "post-1-closure":
     office.register { (ping: Ping) in sink.total &+= ping.value }
 case "post-100-closures":
@@ -96,6 +118,9 @@ case "post-1-throwing-closure":
 case "post-1-main-actor-closure":
     // Posted on the main thread, which is the main actor: the handler runs during the post.
     office.register(on: .mainActor) { (ping: Ping) in sink.total &+= ping.value }
+case "post-1-queue-closure":
+    office.register(queue: queue) { (ping: Ping) in sink.total &+= ping.value }
+    queue.suspend()
 case "post-1-interceptor":
     office.intercept { (ping: Ping) in
         sink.total &+= ping.value
@@ -115,4 +140,8 @@ default:
 }
 office.post(Ping(value: 0))  // builds the route, outside the measured part
 measuredPosts(office, count)
+if scenario == "post-1-queue-closure" {
+    queue.resume()
+    queue.sync {}
+}
 print("\(arguments[1]): \(count) posts, total \(sink.total)")
