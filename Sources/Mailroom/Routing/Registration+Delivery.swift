@@ -82,16 +82,8 @@ extension Registration {
             runsNow = runsOnPostingThread
         }
         let conditions = life.unsafelyUnwrapped.conditions
-        if !conditions.isEmpty {
-            if conditions.contains(.isTied), owner == nil {
-                return .dropped
-            }
-            if conditions.contains(.isOneShot), !life.unsafelyUnwrapped.claim() {
-                return .dropped
-            }
-            if conditions.contains(.isObserved), runsNow {
-                life.unsafelyUnwrapped.instrumenter.unsafelyUnwrapped.delivered(mailType)
-            }
+        if !conditions.isEmpty, !meets(conditions, runsNow: runsNow, type: mailType) {
+            return .dropped
         }
         if let conformance {
             let boxed = PostedMail(mail, type: mailType).copy(as: mailType)
@@ -108,6 +100,23 @@ extension Registration {
         }
         later(PostedMail(mail, type: mailType).copy(as: mailType), from: sender, receipt: receipt)
         return .received
+    }
+
+    /// False when a tied registration's owner has gone or a one-shot's delivery was claimed already: the post
+    /// drops it. Otherwise reports a delivery that runs now to the instrumentation, if observed, and returns true.
+    /// Out of line: most registrations have no conditions, and their posts should not carry this code.
+    @inline(never)
+    private func meets(_ conditions: Lifecycle.Conditions, runsNow: Bool, type mailType: any Mail.Type) -> Bool {
+        if conditions.contains(.isTied), owner == nil {
+            return false
+        }
+        if conditions.contains(.isOneShot), !life.unsafelyUnwrapped.claim() {
+            return false
+        }
+        if conditions.contains(.isObserved), runsNow {
+            life.unsafelyUnwrapped.instrumenter.unsafelyUnwrapped.delivered(mailType)
+        }
+        return true
     }
 
     /// True when this post runs the handler at once, before `post` returns: always for a registration that

@@ -11,7 +11,7 @@ extension SortingOffice {
         defer { section.end() }
         let published = typeRoute(mailType, senderClass: nil, mail: mail)
         if !Route.attention(published: published).isEmpty {
-            attend(mail, type: mailType, sender: nil, published: published)
+            attend(mail, type: mailType, sender: nil)
         }
         let route = Route.Snapshot(published: published)
         if !Self.deliver(mail, type: mailType, from: nil, to: route, receipt: receipt) {
@@ -39,7 +39,7 @@ extension SortingOffice {
         defer { section.end() }
         let published = typeRoute(mailType, senderClass: type(of: sender), mail: mail)
         if !Route.attention(published: published).isEmpty {
-            attend(mail, type: mailType, sender: sender, published: published)
+            attend(mail, type: mailType, sender: sender)
         }
         let byType = Route.Snapshot(published: published)
         let delivered: Bool
@@ -120,15 +120,14 @@ extension SortingOffice {
         }
     }
 
-    /// Does what the route at `published` asks of a post besides delivering, before delivering: reports the post to
+    /// Does what its type route asks of a post besides delivering, before delivering: reports the post to
     /// the instrumentation; keeps a copy of mail of a ``StickyMail`` type before the post reads its entries, so
     /// that a registration added before the letter is kept receives the post, and one added after it receives the
     /// letter by replay.
     @inline(never)
-    private func attend(
-        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?,
-        published: UnsafeMutablePointer<UInt>
-    ) {
+    private func attend(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, sender: SendableObject?) {
+        // Found again rather than passed in: one argument more costs every post a register move.
+        let published = typeRoute(mailType, senderClass: sender.map { type(of: $0) }, mail: mail)
         let attention = Route.attention(published: published)
         if attention.contains(.isObserved) {
             instrumenter?.posted(mailType)
