@@ -114,7 +114,7 @@ extension Registration {
             return false
         }
         if conditions.contains(.isObserved), runsNow {
-            life.unsafelyUnwrapped.instrumenter.unsafelyUnwrapped.delivered(mailType)
+            life.unsafelyUnwrapped.instrumenter?.delivered(mailType)
         }
         return true
     }
@@ -246,9 +246,10 @@ extension Registration {
 
     /// Reports that this registration's handler threw `error` on `mail`, to its office (see ``DeliveryFailure``).
     private func report(_ error: any Error, on mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
-        guard let life, let enrolment = life.enrolment else {
+        guard let life, life.isEnrolled else {
             return assertionFailure("a registration that was never added threw \(error)")
         }
+        let enrolment = life.enrolment
         let failure = DeliveryFailure(mail: mail, sender: sender, recipient: enrolment.id, error: error)
         if let office = life.office {
             office.report(failure, rank: enrolment.rank, receipt: receipt)

@@ -20,13 +20,15 @@ extension Registration {
         /// What a post checks before it delivers: in one byte, so that a registration with none of them costs
         /// its posts one test.
         let conditions: Conditions
-        /// The office's instrumentation, when it has one.
+        /// The office's instrumentation, for a registration whose deliveries are reported to it.
         let instrumenter: Instrumenter?
         /// The office that reports the failures of the registration's handler.
         weak let office: SortingOffice?
         /// The registration's id and rank (see ``Priority``) in its office: set once, when the office adds it,
-        /// before any post can reach it; read by its deliveries, to report failures. See `docs/design.md`.
-        nonisolated(unsafe) private(set) var enrolment: (id: RecipientId, rank: UInt)?
+        /// before any post can reach it; read by its deliveries, to report failures. See `docs/design.md`. Until
+        /// then the id is numbered 0, which no registration has: not an `Optional`, whose tag would take this
+        /// object into the next size of memory block.
+        nonisolated(unsafe) private(set) var enrolment = (id: RecipientId(number: 0, slot: 0), rank: UInt(0))
 
         /// What a post checks before it delivers.
         struct Conditions: OptionSet {
@@ -62,6 +64,8 @@ extension Registration {
         var isOneShot: Bool { conditions.contains(.isOneShot) }
         /// True for a registration made in ``PostOffice/tie(to:_:)``.
         var isTied: Bool { conditions.contains(.isTied) }
+        /// True once the office added the registration (``enrol(id:rank:)``).
+        var isEnrolled: Bool { enrolment.id.number != 0 }
 
         /// Records the registration's id and rank; called by its office, under its lock, as it adds it.
         @inline(__always)
