@@ -62,7 +62,9 @@ public final class PostOffice: Sendable {
     public init(
         instrumentation: some MailInstrumentation, unheardFailures: (@Sendable (DeliveryFailure) -> Void)? = nil
     ) {
-        sortingOffice = SortingOffice(fallback: FailureFallback(unheardFailures), instrumenter: Instrumenter(instrumentation))
+        sortingOffice = SortingOffice(
+            fallback: FailureFallback(unheardFailures), instrumenter: Instrumenter(instrumentation)
+        )
     }
 
     // MARK: - Posting

@@ -201,7 +201,9 @@ final class Registration: Sendable {
         } else {
             isPlainMainActor = false
         }
-        if case .now = handling.schedule, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot, !isObserved {
+        if case .now = handling.schedule, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot,
+            !isObserved
+        {
             life = nil
         } else {
             life = Lifecycle(
