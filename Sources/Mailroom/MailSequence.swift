@@ -248,7 +248,7 @@ extension PostOffice {
                 whenGone: { buffer.finish() }, reportsItsDeliveries: true,
                 .on(nil, throwing: Never.self) { posted, sender, _ in
                     let mail = posted.read(as: M.self)
-                    let captured = instrumenter?.capture(type(of: mail), for: .sequence)
+                    let captured = instrumenter?.capture(type(of: mail), to: nil, at: .sequence)
                     buffer.append(MailSequence.Letter(element: element(mail, sender), captured: captured))
                 }
             )

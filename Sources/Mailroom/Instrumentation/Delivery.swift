@@ -18,12 +18,16 @@ public struct Delivery: Sendable {
     /// The posted mail's dynamic type (not the registered type, for a registration for a superclass or a
     /// protocol).
     public let mailType: any Mail.Type
+    /// The registration delivered to: what a ``DeliveryFailure`` of its handler names as its `recipient`. `nil` for
+    /// a ``MailSequence``'s deliveries, whose loop's failures are its own (`forEach` throws them).
+    public let recipient: RecipientId?
     /// Where the handler runs.
     public let place: Place
 
-    /// A delivery of mail of `mailType` that runs at `place`.
-    public init(mailType: any Mail.Type, place: Place) {
+    /// A delivery of mail of `mailType` to `recipient` that runs at `place`.
+    public init(mailType: any Mail.Type, recipient: RecipientId? = nil, place: Place) {
         self.mailType = mailType
+        self.recipient = recipient
         self.place = place
     }
 }

@@ -10,13 +10,16 @@ final class Instrumenter: Sendable {
         instrumentation.posted(mailType)
     }
 
-    func delivered(_ mailType: any Mail.Type) {
-        instrumentation.delivered(Delivery(mailType: mailType, place: .postingThread))
+    func delivered(_ mailType: any Mail.Type, to recipient: RecipientId) {
+        instrumentation.delivered(Delivery(mailType: mailType, recipient: recipient, place: .postingThread))
     }
 
-    /// Captures, on the posting thread, what a delivery of `mailType` that runs later at `place` carries.
-    func capture(_ mailType: any Mail.Type, for place: Delivery.Place) -> any CapturedContext {
-        Self.capture(Delivery(mailType: mailType, place: place), by: instrumentation)
+    /// Captures, on the posting thread, what a delivery of `mailType` to `recipient` that runs later at `place`
+    /// carries.
+    func capture(_ mailType: any Mail.Type, to recipient: RecipientId?, at place: Delivery.Place)
+        -> any CapturedContext
+    {
+        Self.capture(Delivery(mailType: mailType, recipient: recipient, place: place), by: instrumentation)
     }
 
     private static func capture<I: MailInstrumentation>(_ delivery: Delivery, by instrumentation: I)

@@ -114,7 +114,7 @@ extension Registration {
             return false
         }
         if conditions.contains(.isObserved), runsNow {
-            life.unsafelyUnwrapped.instrumenter?.delivered(mailType)
+            life.unsafelyUnwrapped.instrumenter?.delivered(mailType, to: life.unsafelyUnwrapped.enrolment.id)
         }
         return true
     }
@@ -135,7 +135,8 @@ extension Registration {
     /// captures now, on the posting thread.
     private func later(_ mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
         receipt?.begin()
-        let captured = life.unsafelyUnwrapped.instrumenter?.capture(type(of: mail), for: schedule.place)
+        let captured = life.unsafelyUnwrapped.instrumenter?.capture(
+            type(of: mail), to: life.unsafelyUnwrapped.enrolment.id, at: schedule.place)
         switch schedule {
         case .queue(let queue):
             queue.async { [self] in

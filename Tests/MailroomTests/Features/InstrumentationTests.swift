@@ -41,6 +41,8 @@ struct RequestInstrumentation: MailInstrumentation {
         log.record("failed \(type(of: failure.mail)) \(failure.recipient) \(failure.error)")
     }
 
+
+
     func undelivered(_ report: UndeliveredMail) {
         log.record("undelivered \(type(of: report.mail))")
     }
@@ -56,6 +58,27 @@ actor RequestTaker {
 
     func take(_ ping: Ping) {
         seen.record("actor got \(ping.n) in request \(RequestContext.number ?? 0)")
+    }
+}
+
+/// Writes down which registration each delivery and failure names.
+struct RecipientInstrumentation: MailInstrumentation {
+    let log: Recorder<String>
+
+    func delivered(_ delivery: Delivery) {
+        log.record("delivered to \(Self.name(delivery.recipient))")
+    }
+
+    func capture(_ delivery: Delivery) {
+        log.record("captured for \(Self.name(delivery.recipient))")
+    }
+
+    func failed(_ failure: DeliveryFailure) {
+        log.record("\(failure.recipient) failed")
+    }
+
+    private static func name(_ recipient: RecipientId?) -> String {
+        recipient.map { "\($0)" } ?? "a sequence"
     }
 }
 
@@ -252,5 +275,26 @@ struct InstrumentationTests {
         var again: [Int] = []
         await sequence.forEach { again.append($0.n) }
         #expect(again.isEmpty)
+    }
+
+    @Test("Each delivery names the registration it is for, as the failure of its handler does; a sequence's none")
+    func deliveriesNameTheirRegistration() async {
+        let log = Recorder<String>()
+        let office = PostOffice(instrumentation: RecipientInstrumentation(log: log), unheardFailures: { _ in })
+        let queue = DispatchQueue(label: "named")
+        let now = office.register { (_: Ping) in }
+        let later = office.register(queue: queue) { (_: Ping) throws(Oops) in throw Oops(tag: "later") }
+        let sequence = office.mail(of: Ping.self)
+
+        queue.suspend()
+        office.post(Ping(n: 1))
+        queue.resume()
+        await queueDrained(queue)
+
+        #expect(
+            log.events == [
+                "delivered to \(now)", "captured for \(later)", "captured for a sequence", "\(later) failed",
+            ])
+        withExtendedLifetime(sequence) {}
     }
 }
