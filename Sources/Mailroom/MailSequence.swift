@@ -16,7 +16,7 @@
 /// made while that loop runs or after it ended, ends at once without yielding anything.
 ///
 /// A `for await` loop's body runs in the loop's own task, with that task's task-local values. In an office made
-/// with a ``MailInstrumentation``, ``forEach(_:)`` runs its body for each mail in the context captured from that
+/// with a ``MailInstrumentation``, ``receive(_:)`` runs its body for each mail in the context captured from that
 /// mail's post instead (its trace context, for instance).
 public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// How much mail the sequence keeps while the loop is busy: `.unbounded` (the default),
@@ -48,13 +48,13 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// ``MailInstrumentation``).
     ///
     /// ```swift
-    /// try await office.mail(of: OrderPlaced.self).forEach { order in
+    /// try await office.mail(of: OrderPlaced.self).receive { order in
     ///     try await ship(order)   // ServiceContext.current is the poster's
     /// }
     /// ```
     /// Like a loop, it is the sequence's one loop: it ends at once, calling nothing, when the sequence was
     /// iterated before. The registration ends when it returns, or throws what `body` threw.
-    public func forEach<Failure: Error>(
+    public func receive<Failure: Error>(
         isolation: isolated (any Actor)? = #isolation, _ body: (Element) async throws(Failure) -> Void
     ) async throws(Failure) {
         guard var loop = channel.claim() else { return }
@@ -105,10 +105,11 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
         /// cancelled, and at once for an iterator that was not the first of its sequence.
         ///
         /// In an instrumented office, the instrumentation runs an empty handler in the mail's captured context as
-        /// the loop takes it: the loop's body runs after, in the loop's own context.
+        /// the loop takes it (``Delivery/Place/forAwaitLoop``): the loop's body runs after, in the loop's own
+        /// context.
         public mutating func next() async -> Element? {
             guard let letter = await loop?.next() else { return nil }
-            letter.captured.run {}
+            letter.captured?.runTakenByLoop()
             return letter.element
         }
     }

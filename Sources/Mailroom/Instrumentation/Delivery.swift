@@ -11,15 +11,19 @@ public struct Delivery: Sendable {
         case mainActor
         /// Later, on a task: an async closure or an actor's method.
         case task
-        /// Later, in the loop of a ``MailSequence``.
+        /// Later, in the body of a ``MailSequence``'s ``MailSequence/receive(_:)``, which `run` wraps. `capture` is
+        /// told this place for every mail a sequence buffers: how the mail will be taken is not known yet.
         case sequence
+        /// Later, taken by a `for await` loop over a ``MailSequence``: the loop's body runs after the take, in the
+        /// loop's own task, so `run` gets an empty handler, as the loop takes the mail.
+        case forAwaitLoop
     }
 
     /// The posted mail's dynamic type (not the registered type, for a registration for a superclass or a
     /// protocol).
     public let mailType: any Mail.Type
     /// The registration delivered to: what a ``DeliveryFailure`` of its handler names as its `recipient`. `nil` for
-    /// a ``MailSequence``'s deliveries, whose loop's failures are its own (`forEach` throws them).
+    /// a ``MailSequence``'s deliveries, whose loop's failures are its own (`receive` throws them).
     public let recipient: RecipientId?
     /// Where the handler runs.
     public let place: Place

@@ -42,6 +42,8 @@ final class Instrumenter: Sendable {
 protocol CapturedContext: AnyObject, Sendable {
     func run(_ handler: () -> Void)
     func run(isolation: isolated (any Actor)?, _ handler: () async -> Void) async
+    /// Tells the instrumentation that a `for await` loop took the mail (``Delivery/Place/forAwaitLoop``).
+    func runTakenByLoop()
 }
 
 /// A ``CapturedContext`` of an instrumentation of type `I`: keeps the context's own type, so nothing is cast.
@@ -62,6 +64,11 @@ private final class Captured<I: MailInstrumentation>: CapturedContext {
 
     func run(isolation: isolated (any Actor)?, _ handler: () async -> Void) async {
         await instrumentation.run(delivery, in: context, isolation: isolation, handler)
+    }
+
+    func runTakenByLoop() {
+        let taken = Delivery(mailType: delivery.mailType, recipient: delivery.recipient, place: .forAwaitLoop)
+        instrumentation.run(taken, in: context) {}
     }
 }
 

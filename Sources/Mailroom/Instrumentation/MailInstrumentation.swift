@@ -18,10 +18,14 @@
 ///   ``UndeliveredMail``), on the posting thread, before any recipient.
 /// - `delivered(_:)`: for each recipient called on the posting thread, during the post, before its handler.
 /// - `capture(_:)` then `run(_:in:_:)`: for each delivery that runs later (on a queue, on the main
-///   actor through the main queue, on a task, or taken from a ``MailSequence`` by ``MailSequence/forEach(_:)``).
+///   actor through the main queue, on a task, or taken from a ``MailSequence`` by ``MailSequence/receive(_:)``).
 ///   `capture` runs on the posting thread during the post, and what it returns is handed to `run` (or its
 ///   asynchronous form, for async closures and actors) around the handler, wherever and whenever it runs. A
 ///   delivery dropped before it runs (unregistered, recipient gone, office released) is captured and never run.
+///   Mail a `for await` loop takes from a sequence is run with an empty handler as the loop takes it
+///   (``Delivery/Place/forAwaitLoop``): the loop's body runs after, in the loop's own task.
+/// - Sticky mail (``StickyMail``) replayed to a new registration is delivered during the `register` call, not a
+///   post: `delivered` or `capture` run there, in the registering code's context, and `posted` is not called.
 /// - `failed(_:)`: when a handler throws, on the thread where it ran (inside `run` for a deferred
 ///   delivery), before the ``DeliveryFailure`` is posted.
 /// - `undelivered(_:)`: when a post reaches no recipient, on the posting thread, whether or not anything
@@ -54,7 +58,7 @@ public protocol MailInstrumentation: Sendable {
     /// for. Must call `handler` exactly once, on the calling thread, before returning.
     func run(_ delivery: Delivery, in context: Context, _ handler: () -> Void)
 
-    /// Runs a deferred delivery's asynchronous handler (an async closure, an actor, a sequence's `forEach`),
+    /// Runs a deferred delivery's asynchronous handler (an async closure, an actor, a sequence's `receive`),
     /// which `context` was captured for. Must call `handler` exactly once before returning, on `isolation`.
     func run(
         _ delivery: Delivery, in context: Context, isolation: isolated (any Actor)?, _ handler: () async -> Void

@@ -41,8 +41,6 @@ struct RequestInstrumentation: MailInstrumentation {
         log.record("failed \(type(of: failure.mail)) \(failure.recipient) \(failure.error)")
     }
 
-
-
     func undelivered(_ report: UndeliveredMail) {
         log.record("undelivered \(type(of: report.mail))")
     }
@@ -223,14 +221,14 @@ struct InstrumentationTests {
         #expect(log.events == ["posted Ping", "captured Ping queue in request 0"])
     }
 
-    @Test("forEach runs its body in each mail's request; a for-await loop takes the mail in it, its body does not")
+    @Test("receive runs its body in each mail's request; a for-await loop takes the mail in it, its body does not")
     func sequencesCarryTheirPostsContext() async {
         let log = Recorder<String>()
         let office = Self.office(log)
         let sequence = office.mail(of: Ping.self)
         let loop = Task {
             var seen: [String] = []
-            await sequence.forEach { ping in
+            await sequence.receive { ping in
                 seen.append("\(ping.n) in request \(RequestContext.number ?? 0)")
             }
             return seen
@@ -248,15 +246,20 @@ struct InstrumentationTests {
 
         #expect(await loop.value == ["1 in request 10", "2 in request 20", "3 in request 30"])
         #expect(awaitedRequests == [0, 0, 0])
-        let sequenceEvents = log.events.filter { $0.contains("sequence") }
-        #expect(sequenceEvents.filter { $0.hasPrefix("captured") }.count == 6)
-        #expect(sequenceEvents.filter { $0.hasPrefix("run") }.count == 6)
-        #expect(sequenceEvents.contains("run Ping sequence in request 30"))
+        let captured = log.events.filter { $0.hasPrefix("captured") }
+        #expect(
+            captured == [10, 20, 30].flatMap { Array(repeating: "captured Ping sequence in request \($0)", count: 2) })
+        let runs = log.events.filter { $0.hasPrefix("run") }
+        #expect(runs.filter { $0.contains(" sequence ") } == [10, 20, 30].map { "run Ping sequence in request \($0)" })
+        #expect(
+            runs.filter { $0.contains(" forAwaitLoop ") }
+                == [10, 20, 30].map { "run Ping forAwaitLoop in request \($0)" })
+        #expect(runs.count == 6)
         #expect(log.events.filter { $0.hasPrefix("delivered") }.isEmpty)
     }
 
-    @Test("forEach throws what its body throws, and its registration ends")
-    func forEachRethrows() async {
+    @Test("receive throws what its body throws, and its registration ends")
+    func receiveRethrows() async {
         let office = PostOffice()
         let sequence = office.mail(of: Ping.self)
         for n in 1...3 {
@@ -264,7 +267,7 @@ struct InstrumentationTests {
         }
         var seen: [Int] = []
         await #expect(throws: Oops(tag: "2")) {
-            try await sequence.forEach { (ping: Ping) throws(Oops) in
+            try await sequence.receive { (ping: Ping) throws(Oops) in
                 seen.append(ping.n)
                 if ping.n == 2 { throw Oops(tag: "2") }
             }
@@ -273,7 +276,7 @@ struct InstrumentationTests {
         #expect(office.registrationCount == 0)
 
         var again: [Int] = []
-        await sequence.forEach { again.append($0.n) }
+        await sequence.receive { again.append($0.n) }
         #expect(again.isEmpty)
     }
 
