@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Builds the documentation of Mailroom and MailroomFoundation as one static site, with the toolchain's own docc
-# and no package dependency. Warnings are errors: a public symbol without documentation or a broken link fails
-# the build.
+# Builds the documentation of Mailroom and of the libraries beside it (MailroomFoundation, and the integration
+# packages of Integrations/) as one static site, with the toolchain's own docc and no package dependency. Warnings
+# are errors: a public symbol without documentation or a broken link fails the build.
+#
+# Each module is an archive of its own, listed below with the folder of the package that builds it: this package
+# (.) or an integration package, a package of its own that depends on this one by path and builds in a scratch
+# folder of its own (.build-docs-integrations/NAME). A new library is a new line of that list.
 #
 # The site is made to be served at /Mailroom/ (its hosting base path), so it is written to the Mailroom folder of
 # the output folder: serve the output folder, and the site is at http://localhost:8000/Mailroom/ (the last lines
@@ -9,43 +13,72 @@
 # table of register forms against the API.
 #
 #   ./builddocs.sh [output-folder]      (default: .build-docs/site)
+#   ./builddocs.sh --modules            (prints the modules of the site, one a line, and builds nothing)
 set -euo pipefail
 cd "$(dirname "$0")"
+
+# The libraries beside Mailroom: "module package-folder". Each links to Mailroom and to the libraries above it.
+libraries=(
+    "MailroomFoundation ."
+    "MailroomObservability Integrations/MailroomObservability"
+)
+
+if [[ "${1:-}" == --modules ]]; then
+    echo Mailroom
+    for library in "${libraries[@]}"; do echo "${library%% *}"; done
+    exit 0
+fi
 
 output="${1:-.build-docs/site}"
 base_path=Mailroom
 site="$output/$base_path"
 
-# Kept between runs: a build that finds nothing to do does not write the symbol graphs again. Each target has a
-# folder of its own, since building MailroomFoundation also writes the graphs of the modules it depends on.
-graphs="$PWD/.build-docs/symbol-graphs"
-foundation_build_graphs="$PWD/.build-docs/symbol-graphs-foundation-build"
-if [[ ! -f "$graphs/Mailroom.symbols.json" || ! -f "$foundation_build_graphs/MailroomFoundation.symbols.json" ]]; then
-    # Graphs gone beside an up-to-date build would not be written again: build afresh. (A no-op on a clean clone.)
-    swift package --scratch-path .build-docs clean
-fi
-mkdir -p "$graphs" "$foundation_build_graphs"
-
-build_graphs() {
-    local target="$1" folder="$2"
-    shift 2
-    swift build --scratch-path .build-docs --target "$target" \
-        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$folder" "$@"
+# The scratch folder a package builds in: this one's, or an integration's own beside it (not inside it: a clean
+# of .build-docs empties it).
+scratch_of() {
+    if [[ "$1" == . ]]; then echo "$PWD/.build-docs"; else echo "$PWD/.build-docs-integrations/$(basename "$1")"; fi
 }
 
-build_graphs Mailroom "$graphs"
-# Extension block symbols put MailroomFoundation's methods on PostOffice under "Extended Modules"; without them
-# docc drops the members of types from other modules.
-build_graphs MailroomFoundation "$foundation_build_graphs" -Xswiftc -emit-extension-block-symbols
+# Kept between runs: a build that finds nothing to do does not write the symbol graphs again. Each target has a
+# folder of its own, since building a library also writes the graphs of the modules it depends on.
+graphs="$PWD/.build-docs/symbol-graphs"
+build_graphs_of() { echo "$(scratch_of "$2")/symbol-graphs-build/$1"; }
 
-# MailroomFoundation's own graph and its extension graphs (MailroomFoundation@Mailroom: what it adds to
-# PostOffice), without Mailroom's, which belongs to the other archive.
-foundation_graphs="$PWD/.build-docs/symbol-graphs-foundation"
-rm -rf "$foundation_graphs"
-mkdir -p "$foundation_graphs"
-cp "$foundation_build_graphs"/MailroomFoundation.symbols.json "$foundation_graphs"/
-find "$foundation_build_graphs" -maxdepth 1 -name 'MailroomFoundation@*.symbols.json' \
-    -exec cp {} "$foundation_graphs"/ \;
+# Graphs gone beside an up-to-date build would not be written again: build afresh. (A no-op on a clean clone.)
+if [[ ! -f "$graphs/Mailroom.symbols.json" ]]; then
+    swift package --scratch-path "$(scratch_of .)" clean
+fi
+for library in "${libraries[@]}"; do
+    read -r module folder <<<"$library"
+    if [[ ! -f "$(build_graphs_of "$module" "$folder")/$module.symbols.json" ]]; then
+        swift package --package-path "$folder" --scratch-path "$(scratch_of "$folder")" clean
+    fi
+done
+
+build_graphs() {
+    local target="$1" folder="$2" graphs_folder="$3"
+    shift 3
+    mkdir -p "$graphs_folder"
+    swift build --package-path "$folder" --scratch-path "$(scratch_of "$folder")" --target "$target" \
+        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs_folder" "$@"
+}
+
+build_graphs Mailroom . "$graphs"
+
+# Each library's own graph and its extension graphs (MailroomFoundation@Mailroom: what it adds to PostOffice),
+# without those of the modules it depends on (Mailroom's belongs to the other archive; swift-log's and the like
+# to no archive of the site). Extension block symbols put its methods on PostOffice under "Extended Modules";
+# without them docc drops the members of types from other modules.
+library_graphs="$PWD/.build-docs/library-graphs"
+rm -rf "$library_graphs"
+for library in "${libraries[@]}"; do
+    read -r module folder <<<"$library"
+    built="$(build_graphs_of "$module" "$folder")"
+    build_graphs "$module" "$folder" "$built" -Xswiftc -emit-extension-block-symbols
+    mkdir -p "$library_graphs/$module"
+    cp "$built/$module.symbols.json" "$library_graphs/$module/"
+    find "$built" -maxdepth 1 -name "$module@*.symbols.json" -exec cp {} "$library_graphs/$module/" \;
+done
 
 if command -v xcrun >/dev/null 2>&1; then
     docc=(xcrun docc)
@@ -53,11 +86,11 @@ else
     docc=("$(dirname "$(readlink -f "$(command -v swift)")")/docc")
 fi
 
-# docc builds one module per archive; `docc merge` makes one site of the two. Each archive can link to the other
+# docc builds one module per archive; `docc merge` makes one site of them. An archive can link to another
 # (``/MailroomFoundation/NotificationBridge``, ``/Mailroom/PostOffice``) through `--dependency`, which reads the
-# link files an archive built with external link support writes. MailroomFoundation depends on Mailroom, and
-# Mailroom's landing page links to MailroomFoundation, so Mailroom is built twice: first from its symbols alone,
-# for MailroomFoundation to link to, then in full against MailroomFoundation's archive.
+# link files an archive built with external link support writes. The libraries depend on Mailroom, and Mailroom's
+# landing page links to them, so Mailroom is built twice: first from its symbols alone, for the libraries to link
+# to, then in full against their archives. A library also links to the libraries listed above it.
 archives="$PWD/.build-docs/archives"
 rm -rf "$archives"
 mkdir -p "$archives"
@@ -66,6 +99,7 @@ convert() {
         --transform-for-static-hosting \
         --hosting-base-path "$base_path" \
         --enable-experimental-external-link-support \
+        --warnings-as-errors \
         "$@"
 }
 
@@ -73,24 +107,30 @@ convert \
     --additional-symbol-graph-dir "$graphs" \
     --output-path "$archives/Mailroom-symbols.doccarchive" \
     --fallback-display-name Mailroom \
-    --fallback-bundle-identifier org.mailroom.Mailroom \
-    --warnings-as-errors
+    --fallback-bundle-identifier org.mailroom.Mailroom
 
-convert Sources/MailroomFoundation/MailroomFoundation.docc \
-    --additional-symbol-graph-dir "$foundation_graphs" \
-    --dependency "$archives/Mailroom-symbols.doccarchive" \
-    --output-path "$archives/MailroomFoundation.doccarchive" \
-    --fallback-display-name MailroomFoundation \
-    --fallback-bundle-identifier org.mailroom.MailroomFoundation \
-    --warnings-as-errors
+dependencies=(--dependency "$archives/Mailroom-symbols.doccarchive")
+library_archives=()
+for library in "${libraries[@]}"; do
+    read -r module folder <<<"$library"
+    catalog="$folder/Sources/$module/$module.docc"
+    [[ -d "$catalog" ]] || catalog=()
+    convert ${catalog[@]+"${catalog[@]}"} \
+        --additional-symbol-graph-dir "$library_graphs/$module" \
+        "${dependencies[@]}" \
+        --output-path "$archives/$module.doccarchive" \
+        --fallback-display-name "$module" \
+        --fallback-bundle-identifier "org.mailroom.$module"
+    dependencies+=(--dependency "$archives/$module.doccarchive")
+    library_archives+=("$archives/$module.doccarchive")
+done
 
 convert Sources/Mailroom/Mailroom.docc \
     --additional-symbol-graph-dir "$graphs" \
-    --dependency "$archives/MailroomFoundation.doccarchive" \
+    "${dependencies[@]:2}" \
     --output-path "$archives/Mailroom.doccarchive" \
     --fallback-display-name Mailroom \
-    --fallback-bundle-identifier org.mailroom.Mailroom \
-    --warnings-as-errors
+    --fallback-bundle-identifier org.mailroom.Mailroom
 
 if [[ -e "$site" && ! -f "$site/metadata.json" ]]; then
     echo "$site exists and is not a documentation site: not replacing it" >&2
@@ -98,7 +138,7 @@ if [[ -e "$site" && ! -f "$site/metadata.json" ]]; then
 fi
 rm -rf "$site"
 mkdir -p "$output"
-"${docc[@]}" merge "$archives/Mailroom.doccarchive" "$archives/MailroomFoundation.doccarchive" \
+"${docc[@]}" merge "$archives/Mailroom.doccarchive" "${library_archives[@]}" \
     --output-path "$site" \
     --synthesized-landing-page-name "Mailroom package" \
     --synthesized-landing-page-kind Package \
@@ -109,5 +149,8 @@ echo
 echo "Documentation built in $site, for serving at /$base_path/. To view it:"
 echo "    python3 -m http.server --directory $served 8000"
 echo "and open http://localhost:8000/$base_path/documentation/mailroom"
-echo "(MailroomFoundation: http://localhost:8000/$base_path/documentation/mailroomfoundation;"
-echo " both libraries: http://localhost:8000/$base_path/documentation)"
+for library in "${libraries[@]}"; do
+    module="${library%% *}"
+    echo "($module: http://localhost:8000/$base_path/documentation/$(tr '[:upper:]' '[:lower:]' <<<"$module"))"
+done
+echo "(every library: http://localhost:8000/$base_path/documentation)"

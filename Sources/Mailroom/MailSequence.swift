@@ -16,7 +16,7 @@
 /// made while that loop runs or after it ended, ends at once without yielding anything.
 ///
 /// A `for await` loop's body runs in the loop's own task, with that task's task-local values. In an office made
-/// with a ``MailInstrumentation``, ``receive(_:)`` runs its body for each mail in the context captured from that
+/// with a ``MailInstrumentation``, ``receive(isolation:_:)`` runs its body for each mail in the context captured from that
 /// mail's post instead (its trace context, for instance).
 public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// How much mail the sequence keeps while the loop is busy: `.unbounded` (the default),

@@ -55,7 +55,7 @@ public final class PostOffice: Sendable {
 
     /// Creates an office with no registrations that reports its posts, deliveries, failures and undelivered mail
     /// to `instrumentation`, and runs every delivery that waits (on a queue, the main actor, a task, a sequence's
-    /// ``MailSequence/receive(_:)``) in the context `instrumentation` captured from its post.
+    /// ``MailSequence/receive(isolation:_:)``) in the context `instrumentation` captured from its post.
     ///
     /// Unheard failures go to `unheardFailures` when given, as for ``init(unheardFailures:)``, else to standard
     /// error, as for ``init()``: `instrumentation` sees every failure as well (``MailInstrumentation/failed(_:)``).

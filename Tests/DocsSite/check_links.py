@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that every link in a built DocC site leads to a file of the site.
 
-    check_links.py SITE [--fully-curated PAGE ...]
+    check_links.py SITE [--page PAGE ...] [--fully-curated PAGE ...]
 
 SITE is the folder that is served at the site's hosting base path (builddocs.sh's <output>/Mailroom, served at
 /Mailroom/). What is checked:
@@ -19,6 +19,9 @@ A page path (/documentation/mailroom/postoffice) resolves when both the app's da
 (data/documentation/mailroom/postoffice.json) and the static page (documentation/mailroom/postoffice/index.html)
 exist, and its #fragment, if any, names an anchor of that page. Links with a scheme (https:, mailto:) leave the
 site and are counted, not followed.
+
+--page PAGE (a page path, /documentation/mailroomfoundation) fails when the site has no such page: each module
+that builddocs.sh merges into the site must be there.
 
 --fully-curated PAGE (a page path) also fails when that page has a topic group that DocC made up itself
 ("Instance Methods"): every member of the page is then to be curated by hand.
@@ -202,6 +205,12 @@ class Site:
                 walk(node)
         return count
 
+    def check_page(self, page_path):
+        self.checked["pages that must be there (--page)"] += 1
+        path = page_path.strip("/")
+        if not (self.root / "data" / (path + ".json")).is_file() or self.file_for(path + "/") is None:
+            self.broken.append((f"--page {page_path}", page_path, "no such page"))
+
     def check_curated(self, page_path):
         data_file = self.root / "data" / (page_path.strip("/") + ".json")
         if not data_file.is_file():
@@ -256,6 +265,7 @@ def used_identifiers(value):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("site", type=pathlib.Path)
+    parser.add_argument("--page", action="append", default=[], metavar="PAGE")
     parser.add_argument("--fully-curated", action="append", default=[], metavar="PAGE")
     arguments = parser.parse_args()
     site = Site(arguments.site.resolve())
@@ -273,6 +283,8 @@ def main():
             site.report(json_file, "/" + page, f"no HTML page {page}/index.html")
 
     navigator_entries = site.check_navigator(site.root / "index" / "index.json")
+    for page_path in arguments.page:
+        site.check_page(page_path)
     for page_path in arguments.fully_curated:
         site.check_curated(page_path)
 

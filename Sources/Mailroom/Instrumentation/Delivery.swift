@@ -11,7 +11,7 @@ public struct Delivery: Sendable {
         case mainActor
         /// Later, on a task: an async closure or an actor's method.
         case task
-        /// Later, in the body of a ``MailSequence``'s ``MailSequence/receive(_:)``, which `run` wraps. `capture` is
+        /// Later, in the body of a ``MailSequence``'s ``MailSequence/receive(isolation:_:)``, which `run` wraps. `capture` is
         /// told this place for every mail a sequence buffers: how the mail will be taken is not known yet.
         case sequence
         /// Later, taken by a `for await` loop over a ``MailSequence``: the loop's body runs after the take, in the

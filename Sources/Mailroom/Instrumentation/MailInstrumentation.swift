@@ -18,7 +18,7 @@
 ///   ``UndeliveredMail``), on the posting thread, before any recipient.
 /// - `delivered(_:)`: for each recipient called on the posting thread, during the post, before its handler.
 /// - `capture(_:)` then `run(_:in:_:)`: for each delivery that runs later (on a queue, on the main
-///   actor through the main queue, on a task, or taken from a ``MailSequence`` by ``MailSequence/receive(_:)``).
+///   actor through the main queue, on a task, or taken from a ``MailSequence`` by ``MailSequence/receive(isolation:_:)``).
 ///   `capture` runs on the posting thread during the post, and what it returns is handed to `run` (or its
 ///   asynchronous form, for async closures and actors) around the handler, wherever and whenever it runs. A
 ///   delivery dropped before it runs (unregistered, recipient gone, office released) is captured and never run.
