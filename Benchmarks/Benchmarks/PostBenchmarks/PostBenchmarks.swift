@@ -79,13 +79,15 @@ func closureOffice(recipients count: Int) -> PostOffice {
 /// of 1000 operations, with an absolute tolerance of `tolerance` (0 when the baseline is 0).
 func configuration(mallocTolerance tolerance: Int = 0) -> Benchmark.Configuration {
     .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        // Allocation counts only: a wall-clock metric is checked against a default threshold even when none is
+        // given, and a threshold on time is an assertion on time, which a shared machine breaks (a scenario measured
+        // 46 ns per post on the commit before #15 and 62-78 ns in CI runs, against a baseline of 18). Speed is gated
+        // by instruction counts (Scripts/instruction-gate.sh); times and ratios come from the Comparison tool.
+        metrics: [.mallocCountTotal],
         scalingFactor: .kilo,
         maxDuration: .seconds(1),
         maxIterations: 10_000,
         thresholds: [
-            .wallClock: .init(relative: [.p50: 200]),
-            .throughput: .init(relative: [.p50: 1_000]),
             .mallocCountTotal: .init(
                 absolute: [.p0: tolerance, .p25: tolerance, .p50: tolerance, .p75: tolerance, .p90: tolerance]
             ),
