@@ -90,7 +90,7 @@ func configuration(mallocTolerance tolerance: Int = 0) -> Benchmark.Configuratio
         thresholds: [
             .mallocCountTotal: .init(
                 absolute: [.p0: tolerance, .p25: tolerance, .p50: tolerance, .p75: tolerance, .p90: tolerance]
-            ),
+            )
         ]
     )
 }
