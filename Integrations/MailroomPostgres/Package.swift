@@ -42,6 +42,7 @@ let package = Package(
                 .product(name: "Mailroom", package: "Mailroom"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .executableTarget(
