@@ -21,6 +21,7 @@ cd "$(dirname "$0")"
 libraries=(
     "MailroomFoundation ."
     "MailroomObservability Integrations/MailroomObservability"
+    "MailroomPostgres Integrations/MailroomPostgres"
 )
 
 if [[ "${1:-}" == --modules ]]; then

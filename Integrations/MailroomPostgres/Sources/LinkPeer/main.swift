@@ -89,7 +89,8 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, let count = Int(arguments[2]), let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"]
+guard arguments.count >= 3, let count = Int(arguments[2]),
+    let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"]
 else {
     print("usage: MAILROOM_POSTGRES_SOCKET=PATH LinkPeer ORIGIN COUNT OTHER-ORIGIN...")
     exit(2)

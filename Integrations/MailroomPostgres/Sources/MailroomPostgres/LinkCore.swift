@@ -29,6 +29,8 @@ final class LinkCore: Sendable {
     {
         self.office = office
         self.configuration = configuration
+        var logger = logger
+        logger[metadataKey: "mailroom.origin"] = "\(configuration.origin)"
         self.logger = logger
         self.carriages = Dictionary(grouping: carriages, by: \.channel).mapValues { carriages in
             Dictionary(carriages.map { ($0.linkedName, $0) }, uniquingKeysWith: { first, _ in first })

@@ -13,9 +13,11 @@ final class Listener: Sendable {
     /// The most rows read from the outbox by one query.
     static let pageSize = 500
 
+    /// By channel, the sequence number of the last mail delivered (or, before the first, the channel's last when
+    /// the link first listened; `nil` until then), under a lock of its own, held while the mail is posted.
+    private let lastSequences: [String: NIOLockedValueBox<Int64?>]
+
     private struct State {
-        /// By channel, the sequence number of the last mail delivered (or, before the first, the channel's last).
-        var lastSequences: [String: Int64] = [:]
         var listened: Set<String> = []
         var isListening = false
         var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -23,6 +25,10 @@ final class Listener: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+
+    init(channels: some Sequence<String>) {
+        lastSequences = Dictionary(uniqueKeysWithValues: channels.map { ($0, NIOLockedValueBox(nil)) })
+    }
 
     /// Listens until cancelled.
     func run(_ core: LinkCore) async {
@@ -95,14 +101,13 @@ final class Listener: Sendable {
     }
 
     private func listen(to channel: String, on connection: PostgresConnection, _ core: LinkCore) async throws {
-        if state.withLockedValue({ $0.lastSequences[channel] }) == nil {
+        let lastSequence = lastSequences[channel]!
+        if lastSequence.withLockedValue({ $0 }) == nil {
             // Read before the first LISTEN: what commits between the two is read from the outbox just after.
             let last = try await core.answer(on: connection) {
                 try await Outbox.lastSequence(of: channel, on: $0, logger: core.logger)
             }
-            state.withLockedValue { state in
-                if state.lastSequences[channel] == nil { state.lastSequences[channel] = last }
-            }
+            lastSequence.withLockedValue { $0 = $0 ?? last }
         }
         let reader = ChannelReader(channel: channel, connection: connection, core: core, listener: self)
         try await connection.listen(on: channel) { notifications in
@@ -128,30 +133,30 @@ final class Listener: Sendable {
 
     /// The sequence number of the last mail of `channel` delivered.
     func lastSequence(of channel: String) -> Int64 {
-        state.withLockedValue { $0.lastSequences[channel] ?? 0 }
+        lastSequences[channel]?.withLockedValue { $0 } ?? 0
     }
 
     /// Delivers `row` if it comes after the last mail of `channel` delivered, reporting the numbers between them as
-    /// missed; drops it otherwise. The office receives it under the lock, so that two readers cannot deliver mail
-    /// of one channel at once.
+    /// missed; drops it otherwise. The office receives it under the channel's lock, so that two readers cannot
+    /// deliver mail of one channel at once.
     func deliver(_ row: Outbox.Row, from channel: String, _ core: LinkCore) {
-        state.withLockedValue { state in
-            let last = state.lastSequences[channel] ?? 0
+        lastSequences[channel]?.withLockedValue { lastSequence in
+            let last = lastSequence ?? 0
             guard row.sequence > last else { return }
             if row.sequence > last + 1 {
                 core.report(.missedMail(channel: channel, sequences: last + 1...row.sequence - 1), on: channel)
             }
-            state.lastSequences[channel] = row.sequence
+            lastSequence = row.sequence
             core.deliver(row, from: channel)
         }
     }
 
     /// Records that mail up to `sequence` of `channel` was notified but is no longer in the outbox, reporting it.
     func skip(through sequence: Int64, of channel: String, _ core: LinkCore) {
-        state.withLockedValue { state in
-            let last = state.lastSequences[channel] ?? 0
+        lastSequences[channel]?.withLockedValue { lastSequence in
+            let last = lastSequence ?? 0
             guard sequence > last else { return }
-            state.lastSequences[channel] = sequence
+            lastSequence = sequence
             core.report(.missedMail(channel: channel, sequences: last + 1...sequence), on: channel)
         }
     }

@@ -36,32 +36,32 @@ enum Outbox {
     /// Creates the tables unless they exist, in the connection's current transaction, under a lock held until it
     /// ends so that processes starting together do not race to create them.
     static func createTables(on connection: PostgresConnection, logger: Logger) async throws {
-            try await connection.query("SELECT pg_advisory_xact_lock(7130514)", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS mailroom_channels (
-                    channel text PRIMARY KEY,
-                    last_seq bigint NOT NULL
-                )
-                """, logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS mailroom_outbox (
-                    channel text NOT NULL,
-                    seq bigint NOT NULL,
-                    origin text NOT NULL,
-                    origin_seq bigint NOT NULL,
-                    echo boolean NOT NULL,
-                    type_name text NOT NULL,
-                    body text NOT NULL,
-                    created_at timestamptz NOT NULL DEFAULT now(),
-                    PRIMARY KEY (channel, seq),
-                    UNIQUE (origin, origin_seq)
-                )
-                """, logger: logger)
-            try await connection.query(
-                "CREATE INDEX IF NOT EXISTS mailroom_outbox_created_at ON mailroom_outbox (created_at)",
-                logger: logger)
+        try await connection.query("SELECT pg_advisory_xact_lock(7130514)", logger: logger)
+        try await connection.query(
+            """
+            CREATE TABLE IF NOT EXISTS mailroom_channels (
+                channel text PRIMARY KEY,
+                last_seq bigint NOT NULL
+            )
+            """, logger: logger)
+        try await connection.query(
+            """
+            CREATE TABLE IF NOT EXISTS mailroom_outbox (
+                channel text NOT NULL,
+                seq bigint NOT NULL,
+                origin text NOT NULL,
+                origin_seq bigint NOT NULL,
+                echo boolean NOT NULL,
+                type_name text NOT NULL,
+                body text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (channel, seq),
+                UNIQUE (origin, origin_seq)
+            )
+            """, logger: logger)
+        try await connection.query(
+            "CREATE INDEX IF NOT EXISTS mailroom_outbox_created_at ON mailroom_outbox (created_at)",
+            logger: logger)
     }
 
     /// Writes `batch` and notifies its channel of each mail, in order, in the connection's current transaction
@@ -121,9 +121,10 @@ enum Outbox {
     /// Each column comes back as one array, so that the answer is a single row: postgres-nio 1.33.2 stops the
     /// process (a precondition in its `RowStreamStateMachine`) when the server closes a connection while a result of
     /// many rows is still arriving, which killing or restarting the server does.
-    static func rows(of channel: String, after sequence: Int64, limit: Int, on connection: PostgresConnection,
-        logger: Logger) async throws -> [Row]
-    {
+    static func rows(
+        of channel: String, after sequence: Int64, limit: Int, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [Row] {
         let rows = try await connection.query(
             """
             SELECT array_agg(seq ORDER BY seq), array_agg(origin ORDER BY seq), array_agg(echo ORDER BY seq),

@@ -35,7 +35,7 @@ public final class PostgresLink: Service {
     public var unsent: Int { core.sender.unsent }
 
     private let core: LinkCore
-    private let listener = Listener()
+    private let listener: Listener
     private let isRunning = NIOLockedValueBox(false)
     private let forwarders: [RecipientId]
     private let opener: RecipientId
@@ -58,7 +58,9 @@ public final class PostgresLink: Service {
         for type in types {
             let carriage = Carriage(type)
             for name in [carriage.linkedName, carriage.channel] {
-                if let reason = Channel.problem(with: name) { throw PostgresLinkError.invalidName(name, reason: reason) }
+                if let reason = Channel.problem(with: name) {
+                    throw PostgresLinkError.invalidName(name, reason: reason)
+                }
             }
             guard seen.insert([carriage.channel, carriage.linkedName]).inserted else {
                 throw PostgresLinkError.duplicateName(carriage.linkedName, channel: carriage.channel)
@@ -67,6 +69,7 @@ public final class PostgresLink: Service {
         }
         let core = LinkCore(office: office, carrying: carriages, configuration: configuration, logger: logger)
         self.core = core
+        listener = Listener(channels: core.carriages.keys)
         forwarders = carriages.map { $0.forwardPosts(core) }
         opener = office.register(sender: core) { [weak core] (letter: RemoteLetter) throws in try core?.open(letter) }
     }
@@ -88,7 +91,12 @@ public final class PostgresLink: Service {
     /// and goes on where it stopped.
     /// - Throws: ``PostgresLinkError/alreadyRunning`` when it is running already.
     public func run() async throws {
-        guard isRunning.withLockedValue({ running in defer { running = true }; return !running }) else {
+        guard
+            isRunning.withLockedValue({ running in
+                defer { running = true }
+                return !running
+            })
+        else {
             throw PostgresLinkError.alreadyRunning
         }
         defer { isRunning.withLockedValue { $0 = false } }
@@ -112,8 +120,8 @@ public final class PostgresLink: Service {
     /// transaction commits, and this process's office receives it (as local mail) once the link reads it back.
     ///
     /// ```swift
-    /// try await client.withTransaction { connection in
-    ///     try await connection.query("UPDATE prices SET cents = \(cents) WHERE sku = \(sku)")
+    /// try await client.withTransaction(logger: logger) { connection in
+    ///     try await connection.query("UPDATE prices SET cents = \(cents) WHERE sku = \(sku)", logger: logger)
     ///     try await link.post(PriceChanged(sku: sku, cents: cents), in: connection)
     /// }
     /// ```

@@ -72,6 +72,11 @@ final class Sender: Sendable {
         var uncertain: [Int64] = []
         var wakes = self.wakes.makeAsyncIterator()
         while true {
+            if uncertain.isEmpty && unsent == 0 {
+                if Task.isCancelled { break }
+                _ = await wakes.next()
+                continue
+            }
             do {
                 if !uncertain.isEmpty, let open = connection {
                     let committed = try await core.answer(on: open) { [uncertain] open in
@@ -87,11 +92,7 @@ final class Sender: Sendable {
                     continue
                 }
                 let batch = try await take(numberedOn: open, core)
-                if batch.isEmpty {
-                    if Task.isCancelled { break }
-                    _ = await wakes.next()
-                    continue
-                }
+                guard !batch.isEmpty else { continue }
                 uncertain = batch.compactMap(\.number)
                 let groups = Self.channelGroups(of: batch, origin: core.origin)
                 try await core.answer(on: open) { open in
@@ -107,12 +108,16 @@ final class Sender: Sendable {
                 connection = nil
                 failures += 1
                 if Task.isCancelled {
-                    core.logger.error(
-                        "stopped with mail unsent", metadata: ["unsent": "\(unsent)", "error": "\(String(reflecting: error))"])
+                    if unsent > 0 {
+                        core.logger.error(
+                            "stopped with mail unsent",
+                            metadata: ["unsent": "\(unsent)", "error": "\(String(reflecting: error))"])
+                    }
                     break
                 }
                 core.logger.warning(
-                    "cannot write to the outbox; retrying", metadata: ["error": "\(String(reflecting: error))", "unsent": "\(unsent)"])
+                    "cannot write to the outbox; retrying",
+                    metadata: ["error": "\(String(reflecting: error))", "unsent": "\(unsent)"])
                 try? await Task.sleep(for: core.configuration.reconnectDelay(afterFailures: failures))
             }
         }

@@ -90,7 +90,8 @@ enum PostgresExample {
     }
 
     static func main() async throws {
-        let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"] ?? "/var/run/postgresql/.s.PGSQL.5432"
+        let socket =
+            ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"] ?? "/var/run/postgresql/.s.PGSQL.5432"
         let database = PostgresConnection.Configuration(
             unixSocketPath: socket, username: "postgres", password: nil, database: "postgres")
         let name = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "api-1"

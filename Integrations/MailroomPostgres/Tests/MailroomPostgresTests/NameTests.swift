@@ -33,9 +33,14 @@ struct NameTests {
     func longNamesAreShortened() {
         let channel = AVeryLongMailTypeNameThatGoesOnAndOnBeyondWhatPostgreSQLAllowsForAChannel.linkedChannel
         #expect(channel.utf8.count == 63)
-        #expect(channel.hasPrefix(String(AVeryLongMailTypeNameThatGoesOnAndOnBeyondWhatPostgreSQLAllowsForAChannel
-            .linkedName.prefix(46)) + "#"))
-        #expect(Channel.name(for: String(repeating: "a", count: 64)) == String(repeating: "a", count: 46) + "#db007849f35ebbe5")
+        #expect(
+            channel.hasPrefix(
+                String(
+                    AVeryLongMailTypeNameThatGoesOnAndOnBeyondWhatPostgreSQLAllowsForAChannel
+                        .linkedName.prefix(46)) + "#"))
+        #expect(
+            Channel.name(for: String(repeating: "a", count: 64)) == String(repeating: "a", count: 46)
+                + "#db007849f35ebbe5")
         #expect(Channel.name(for: String(repeating: "é", count: 40)).utf8.count == 46 + 17)
     }
 
@@ -44,7 +49,9 @@ struct NameTests {
         let configuration = PostgresLink.Configuration(
             connection: .init(unixSocketPath: "/nonexistent", username: "u", password: nil, database: nil),
             origin: "o")
-        #expect(throws: PostgresLinkError.invalidName(Unlisted.linkedChannel, reason: "it is longer than 63 bytes of UTF-8")) {
+        #expect(
+            throws: PostgresLinkError.invalidName(Unlisted.linkedChannel, reason: "it is longer than 63 bytes of UTF-8")
+        ) {
             try PostgresLink(office: PostOffice(), carrying: [Unlisted.self], configuration: configuration)
         }
         #expect(throws: PostgresLinkError.duplicateName("Twin", channel: "twins")) {

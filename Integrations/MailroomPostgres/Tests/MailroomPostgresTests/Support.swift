@@ -118,7 +118,8 @@ struct RunningLink {
         var configuration = PostgresLink.Configuration(connection: try Server.configuration(), origin: origin)
         configuration.heartbeat = .milliseconds(500)
         configure(&configuration)
-        let link = try PostgresLink(office: office, carrying: types, configuration: configuration, logger: Server.logger)
+        let link = try PostgresLink(
+            office: office, carrying: types, configuration: configuration, logger: Server.logger)
         let running = RunningLink(office: office, link: link, task: Task { try await link.run() })
         try await running.listening()
         return running
