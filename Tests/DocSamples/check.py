@@ -366,8 +366,10 @@ def generate_package(package, runnable, sources):
 
 
 def build_samples(package, arguments):
-    # The manifest is read every time: a cached reading once named a target whose folder was gone.
-    result = run(["swift", "build", "--package-path", str(package.work), "--manifest-cache", "none"] + arguments)
+    # The manifest is read every time: a cached reading once named a target whose folder was gone. A first build
+    # with postgres-nio (and BoringSSL) took over 10 minutes on 2 busy cores.
+    result = run(["swift", "build", "--package-path", str(package.work), "--manifest-cache", "none"] + arguments,
+                 timeout=2400)
     if result.returncode != 0:
         raise Failure(f"swift build {' '.join(arguments)} failed:\n{diagnostics(result.stdout + result.stderr, 30)}")
 
@@ -379,7 +381,11 @@ def typecheck(block, source, bin_path):
                "-I", str(bin_path / "Modules")]
     # The C modules (this package's _MailroomAtomics, and any of an integration's dependencies): their module
     # maps are where SwiftPM generated them.
-    for module_map in sorted(bin_path.glob("*.build/module.modulemap")):
+    # A C target that ships its own module map (swift-atomics' _AtomicsShims, under postgres-nio) has none there:
+    # it is in its checkout.
+    checkouts = bin_path.parent.parent / "checkouts"
+    for module_map in sorted(bin_path.glob("*.build/module.modulemap")) + sorted(
+            checkouts.glob("*/Sources/*/include/module.modulemap")):
         command += ["-Xcc", f"-fmodule-map-file={module_map}"]
     if block.options.get("warnings-as-errors"):
         command.append("-warnings-as-errors")

@@ -10,12 +10,14 @@ enum ConnectionLost: Error {
 }
 
 extension PostgresConnection {
-    /// The result of `work` on this connection, or ``ConnectionLost`` as soon as the connection closes or once
-    /// `limit` passes without a result (after closing the connection).
+    /// The result of `work` on this connection, or ``ConnectionLost`` within 50 ms of the connection closing, or
+    /// once `limit` passes without a result (after closing the connection).
     ///
     /// A query on a connection whose server vanished, or that was closed under it, can wait forever; the caller must
     /// not, and must not wait for the stuck query either (a task group would), so the work runs in a task of its
-    /// own and is abandoned to the closed connection when the time is up.
+    /// own and is abandoned to the closed connection when the time is up. The closing is polled while the work
+    /// runs: a callback on the connection's `closeFuture` for each query would stay registered, one more per query,
+    /// for as long as the connection lives.
     @discardableResult
     func answer<T: Sendable>(
         within limit: Duration, _ work: @escaping @Sendable (PostgresConnection) async throws -> T
@@ -25,14 +27,17 @@ extension PostgresConnection {
         return try await withCheckedThrowingContinuation { continuation in
             waiting.withLockedValue { $0 = continuation }
             let timer = Task {
-                try await Task.sleep(for: limit)
+                let deadline = ContinuousClock.now + limit
+                while ContinuousClock.now < deadline && !self.isClosed {
+                    try await Task.sleep(for: min(.milliseconds(50), deadline - .now))
+                }
                 guard let continuation = waiting.withLockedValue({ $0.take() }) else { return }
-                self.abandon()
-                continuation.resume(throwing: ConnectionLost.noAnswer)
-            }
-            closeFuture.whenComplete { _ in
-                waiting.withLockedValue { $0.take() }?.resume(throwing: ConnectionLost.closed)
-                timer.cancel()
+                if self.isClosed {
+                    continuation.resume(throwing: ConnectionLost.closed)
+                } else {
+                    self.abandon()
+                    continuation.resume(throwing: ConnectionLost.noAnswer)
+                }
             }
             Task {
                 let result: Result<T, any Error>

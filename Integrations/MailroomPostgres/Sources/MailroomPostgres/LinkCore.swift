@@ -68,6 +68,9 @@ final class LinkCore: Sendable {
         try await connection.answer(within: configuration.queryTimeout, work)
     }
 
+    /// Whether ``reserveNumbers(_:on:)`` has yet to read where an earlier run of the origin stopped.
+    var readsNumbersFirst: Bool { state.withLockedValue { $0.nextNumber == nil } }
+
     /// `count` new numbers of this origin, in order; the first call reads where an earlier run of the origin
     /// stopped.
     func reserveNumbers(_ count: Int, on connection: PostgresConnection) async throws -> [Int64] {

@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 import PostgresNIO
 import ServiceLifecycle
 
-/// Links a ``PostOffice`` to a PostgreSQL database, so that the carried types' mail posted in any linked process
+/// Links a ``/Mailroom/PostOffice`` to a PostgreSQL database, so that the carried types' mail posted in any linked process
 /// reaches every other linked process's office, as the same type.
 ///
 /// ```swift
@@ -109,9 +109,9 @@ public final class PostgresLink: Service {
         }
     }
 
-    /// Returns once ``run()`` listens on every carried channel: from then on, this process receives every mail
-    /// that other processes commit. It waits for as long as the link is not connected, or until the task is
-    /// cancelled.
+    /// Returns once ``run()`` has listened on every carried channel for the first time: from then on, this process
+    /// receives every mail that other processes commit (a later reconnection catches up from the outbox). It waits
+    /// for as long as the link has not connected, or until the task is cancelled; once it has, it returns at once.
     public func listening() async {
         await listener.listening()
     }

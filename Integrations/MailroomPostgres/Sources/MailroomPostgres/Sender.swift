@@ -129,9 +129,14 @@ final class Sender: Sendable {
         let unnumbered = state.withLockedValue { state in
             state.queue.prefix(Self.batchLimit).count { $0.number == nil }
         }
-        let numbers =
-            unnumbered == 0
-            ? [] : try await core.answer(on: connection) { try await core.reserveNumbers(unnumbered, on: $0) }
+        let numbers: [Int64]
+        if unnumbered == 0 {
+            numbers = []
+        } else if core.readsNumbersFirst {
+            numbers = try await core.answer(on: connection) { try await core.reserveNumbers(unnumbered, on: $0) }
+        } else {
+            numbers = try await core.reserveNumbers(unnumbered, on: connection)
+        }
         return state.withLockedValue { state in
             var next = numbers.makeIterator()
             for index in state.queue.indices.prefix(Self.batchLimit) where state.queue[index].number == nil {
