@@ -15,9 +15,11 @@ extension PostgresConnection {
     ///
     /// A query on a connection whose server vanished, or that was closed under it, can wait forever; the caller must
     /// not, and must not wait for the stuck query either (a task group would), so the work runs in a task of its
-    /// own and is abandoned to the closed connection when the time is up. The closing is polled while the work
-    /// runs: a callback on the connection's `closeFuture` for each query would stay registered, one more per query,
-    /// for as long as the connection lives.
+    /// own and is abandoned to the closed connection when the time is up. That task and the timer start at once on
+    /// the caller's thread (`Task.immediate`), up to their first wait, so that the query leaves without waiting for
+    /// a thread of the pool. The closing is polled while the work runs: a callback on the connection's
+    /// `closeFuture` for each query would stay registered, one more per query, for as long as the connection
+    /// lives.
     @discardableResult
     func answer<T: Sendable>(
         within limit: Duration, _ work: @escaping @Sendable (PostgresConnection) async throws -> T
@@ -26,7 +28,7 @@ extension PostgresConnection {
         let waiting = NIOLockedValueBox<CheckedContinuation<T, any Error>?>(nil)
         return try await withCheckedThrowingContinuation { continuation in
             waiting.withLockedValue { $0 = continuation }
-            let timer = Task {
+            let timer = Task.immediate {
                 let deadline = ContinuousClock.now + limit
                 while ContinuousClock.now < deadline && !self.isClosed {
                     try await Task.sleep(for: min(.milliseconds(50), deadline - .now))
@@ -39,7 +41,7 @@ extension PostgresConnection {
                     continuation.resume(throwing: ConnectionLost.noAnswer)
                 }
             }
-            Task {
+            Task.immediate {
                 let result: Result<T, any Error>
                 do { result = .success(try await work(self)) } catch { result = .failure(error) }
                 timer.cancel()

@@ -67,43 +67,19 @@ enum Outbox {
     /// Writes `batch` and notifies its channel of each mail, in order, in the connection's current transaction
     /// (or in one of its own when there is none: a single statement is atomic).
     ///
-    /// A notification carries the whole mail when it fits (`seq`, origin, echo, name and body on lines of their
-    /// own), otherwise only its number; a channel's notifications are sent in order (PostgreSQL evaluates a volatile
-    /// function in a select list after the sort). The answer is read to the end: PostgreSQL reports some errors,
-    /// such as a failed `pg_notify`, only with the rows. It is one row, for the reason given at ``rows(of:after:limit:on:logger:)``.
-    static func write(_ batch: Batch, on connection: PostgresConnection, logger: Logger) async throws {
-        var binds = PostgresBindings(capacity: 7)
-        binds.append(batch.channel)
-        binds.append(Int64(batch.bodies.count))
-        binds.append(batch.origin)
-        binds.append(batch.numbers)
-        binds.append(batch.echo)
-        binds.append(batch.linkedNames)
-        binds.append(batch.bodies)
-        let query = PostgresQuery(
-            unsafeSQL: """
-                WITH reserved AS (
-                    INSERT INTO mailroom_channels AS c (channel, last_seq) VALUES ($1, $2)
-                    ON CONFLICT (channel) DO UPDATE SET last_seq = c.last_seq + excluded.last_seq
-                    RETURNING c.last_seq - $2 AS base
-                ), written AS (
-                    INSERT INTO mailroom_outbox (channel, seq, origin, origin_seq, echo, type_name, body)
-                    SELECT $1, reserved.base + m.i, $3, m.number, $5, m.type_name, m.body
-                    FROM reserved, unnest($4::bigint[], $6::text[], $7::text[]) WITH ORDINALITY
-                        AS m(number, type_name, body, i)
-                    RETURNING seq, type_name, body
-                )
-                SELECT count(*) FROM (
-                    SELECT pg_notify($1, CASE WHEN octet_length(whole.payload) < \(notificationLimit)
-                        THEN whole.payload ELSE w.seq::text END)
-                    FROM written w, LATERAL (
-                        SELECT w.seq::text || E'\\n' || $3 || E'\\n' || CASE WHEN $5 THEN 't' ELSE 'f' END
-                            || E'\\n' || w.type_name || E'\\n' || w.body AS payload
-                    ) whole
-                    ORDER BY w.seq
-                ) AS notified
-                """, binds: binds)
-        for try await _ in try await connection.query(query, logger: logger) {}
+    /// On the link's own connections the statement is `prepared`: PostgreSQL plans it once per connection rather
+    /// than on every write, which is most of what a write costs the server. A caller's connection gets it unnamed,
+    /// so that the link leaves nothing behind on it. The answer is read to the end: PostgreSQL reports some errors,
+    /// such as a failed `pg_notify`, only with the rows.
+    static func write(_ batch: Batch, on connection: PostgresConnection, prepared: Bool, logger: Logger)
+        async throws
+    {
+        if prepared {
+            for try await _ in try await connection.execute(batch, logger: logger) {}
+        } else {
+            let query = PostgresQuery(unsafeSQL: Batch.sql, binds: batch.makeBindings())
+            for try await _ in try await connection.query(query, logger: logger) {}
+        }
     }
 
     /// The channel's last committed sequence number, 0 before its first mail.
@@ -188,4 +164,49 @@ enum Outbox {
         for try await count in rows.decode(Int64.self) { return Int(count) }
         return 0
     }
+}
+
+/// The statement that writes a ``Outbox/Batch``.
+///
+/// A notification carries the whole mail when it fits (`seq`, origin, echo, name and body on lines of their own),
+/// otherwise only its number; a channel's notifications are sent in order (PostgreSQL evaluates a volatile function
+/// in a select list after the sort). It answers one row, for the reason given at
+/// ``Outbox/rows(of:after:limit:on:logger:)``.
+extension Outbox.Batch: PostgresPreparedStatement {
+    static let sql = """
+        WITH reserved AS (
+            INSERT INTO mailroom_channels AS c (channel, last_seq) VALUES ($1, $2)
+            ON CONFLICT (channel) DO UPDATE SET last_seq = c.last_seq + excluded.last_seq
+            RETURNING c.last_seq - $2 AS base
+        ), written AS (
+            INSERT INTO mailroom_outbox (channel, seq, origin, origin_seq, echo, type_name, body)
+            SELECT $1, reserved.base + m.i, $3, m.number, $5, m.type_name, m.body
+            FROM reserved, unnest($4::bigint[], $6::text[], $7::text[]) WITH ORDINALITY
+                AS m(number, type_name, body, i)
+            RETURNING seq, type_name, body
+        )
+        SELECT count(*) FROM (
+            SELECT pg_notify($1, CASE WHEN octet_length(whole.payload) < \(Outbox.notificationLimit)
+                THEN whole.payload ELSE w.seq::text END)
+            FROM written w, LATERAL (
+                SELECT w.seq::text || E'\\n' || $3 || E'\\n' || CASE WHEN $5 THEN 't' ELSE 'f' END
+                    || E'\\n' || w.type_name || E'\\n' || w.body AS payload
+            ) whole
+            ORDER BY w.seq
+        ) AS notified
+        """
+
+    func makeBindings() -> PostgresBindings {
+        var binds = PostgresBindings(capacity: 7)
+        binds.append(channel)
+        binds.append(Int64(bodies.count))
+        binds.append(origin)
+        binds.append(numbers)
+        binds.append(echo)
+        binds.append(linkedNames)
+        binds.append(bodies)
+        return binds
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
 }

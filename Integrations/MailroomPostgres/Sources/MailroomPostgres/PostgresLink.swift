@@ -139,6 +139,6 @@ public final class PostgresLink: Service {
         let batch = Outbox.Batch(
             channel: M.linkedChannel, origin: origin, numbers: numbers, echo: true, linkedNames: [M.linkedName],
             bodies: [body])
-        try await Outbox.write(batch, on: connection, logger: core.logger)
+        try await Outbox.write(batch, on: connection, prepared: false, logger: core.logger)
     }
 }

@@ -13,10 +13,10 @@ struct Outgoing: Hashable, Sendable {
 /// and one task that empties it into the outbox through a connection of its own.
 ///
 /// Mail leaves in the order it was queued. Everything queued when a write fails is kept and written again after a
-/// reconnect, except what the failed write had committed after all (PostgreSQL may commit a transaction whose
-/// answer the connection lost), which the sender looks up by the origin's numbers: each mail is written once.
+/// reconnect, except what committed after all (PostgreSQL may commit a statement whose answer the connection lost),
+/// which the sender looks up by the origin's numbers: each mail is written once.
 final class Sender: Sendable {
-    /// The most mail written in one transaction.
+    /// The most mail taken from the queue at a time: one statement per channel among them.
     static let batchLimit = 256
 
     private struct Queued {
@@ -65,10 +65,18 @@ final class Sender: Sendable {
     }
 
     /// Writes queued mail until cancelled, then for as long as there is mail and the database answers.
+    ///
+    /// Each channel's share of a batch is one statement, committed on its own (no `BEGIN` and `COMMIT`: one round
+    /// trip, so mail leaves as soon as a raw `NOTIFY` would). A statement commits after it answers, so its mail
+    /// stays queued, as written but unconfirmed, until the next answer on the same connection confirms the commit;
+    /// when nothing follows, a `SELECT 1` does. After a failure, the unconfirmed mail is looked up by its origin's
+    /// numbers, and what did not commit is written again.
     func run(_ core: LinkCore) async {
         var connection: PostgresConnection?
         var failures = 0
-        // The numbers of a write whose outcome is unknown: looked up before anything else is written.
+        // How many mail at the queue's front were written and are not yet confirmed.
+        var written = 0
+        // The numbers of writes whose outcome is unknown: looked up before anything else is written.
         var uncertain: [Int64] = []
         var wakes = self.wakes.makeAsyncIterator()
         while true {
@@ -91,19 +99,27 @@ final class Sender: Sendable {
                     connection = try await core.connect()
                     continue
                 }
-                let batch = try await take(numberedOn: open, core)
-                guard !batch.isEmpty else { continue }
-                uncertain = batch.compactMap(\.number)
-                let groups = Self.channelGroups(of: batch, origin: core.origin)
-                try await core.answer(on: open) { open in
-                    try await open.withTransaction(logger: core.logger) { transaction in
-                        for group in groups { try await Outbox.write(group, on: transaction, logger: core.logger) }
+                let batch = try await take(after: written, numberedOn: open, core)
+                let confirming = written
+                written += batch.count
+                if batch.isEmpty {
+                    try await core.answer(on: open) { open in
+                        for try await _ in try await open.query("SELECT 1", logger: core.logger) {}
+                    }
+                } else {
+                    for group in Self.channelGroups(of: batch, origin: core.origin) {
+                        try await core.answer(on: open) {
+                            try await Outbox.write(group, on: $0, prepared: true, logger: core.logger)
+                        }
                     }
                 }
-                uncertain = []
-                state.withLockedValue { $0.queue.removeFirst(batch.count) }
+                state.withLockedValue { $0.queue.removeFirst(confirming) }
+                written -= confirming
                 failures = 0
             } catch {
+                // A lookup that failed leaves its numbers; a write that failed adds what it left unconfirmed.
+                uncertain += state.withLockedValue { $0.queue.prefix(written).compactMap(\.number) }
+                written = 0
                 connection?.abandon()
                 connection = nil
                 failures += 1
@@ -124,10 +140,12 @@ final class Sender: Sendable {
         connection?.abandon()
     }
 
-    /// The first mail of the queue, up to ``batchLimit``, numbered if they were not yet.
-    private func take(numberedOn connection: PostgresConnection, _ core: LinkCore) async throws -> [Queued] {
+    /// The queue's next mail after the first `written`, up to ``batchLimit``, numbered if they were not yet.
+    private func take(after written: Int, numberedOn connection: PostgresConnection, _ core: LinkCore) async throws
+        -> [Queued]
+    {
         let unnumbered = state.withLockedValue { state in
-            state.queue.prefix(Self.batchLimit).count { $0.number == nil }
+            state.queue.dropFirst(written).prefix(Self.batchLimit).count { $0.number == nil }
         }
         let numbers: [Int64]
         if unnumbered == 0 {
@@ -138,17 +156,17 @@ final class Sender: Sendable {
             numbers = try await core.reserveNumbers(unnumbered, on: connection)
         }
         return state.withLockedValue { state in
-            var next = numbers.makeIterator()
-            for index in state.queue.indices.prefix(Self.batchLimit) where state.queue[index].number == nil {
-                guard let number = next.next() else { break }
+            let next = state.queue.indices.dropFirst(written).prefix(Self.batchLimit)
+            var numbers = numbers.makeIterator()
+            for index in next where state.queue[index].number == nil {
+                guard let number = numbers.next() else { break }
                 state.queue[index].number = number
             }
-            return Array(state.queue.prefix { $0.number != nil }.prefix(Self.batchLimit))
+            return Array(state.queue[next].prefix { $0.number != nil })
         }
     }
 
-    /// `batch` as one write per channel, each in queue order, the channels sorted by name: every transaction that
-    /// writes several channels locks their counters in the same order, so that two senders never deadlock.
+    /// `batch` as one write per channel, each in queue order, the channels in name order.
     private static func channelGroups(of batch: [Queued], origin: String) -> [Outbox.Batch] {
         var groups: [Outbox.Batch] = []
         var indexOfChannel: [String: Int] = [:]

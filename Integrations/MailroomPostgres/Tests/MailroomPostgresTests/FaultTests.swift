@@ -20,7 +20,7 @@ func writeRaw(_ bodies: [(name: String, body: String)], on channel: String, orig
         let batch = Outbox.Batch(
             channel: channel, origin: origin, numbers: bodies.indices.map { Int64($0) + 1 }, echo: false,
             linkedNames: bodies.map(\.name), bodies: bodies.map(\.body))
-        try await Outbox.write(batch, on: connection, logger: Server.logger)
+        try await Outbox.write(batch, on: connection, prepared: false, logger: Server.logger)
     }
 }
 
