@@ -4,8 +4,9 @@
 # are errors: a public symbol without documentation or a broken link fails the build.
 #
 # Each module is an archive of its own, listed below with the folder of the package that builds it: this package
-# (.) or an integration package, a package of its own that depends on this one by path and builds in a scratch
-# folder of its own (.build-docs-integrations/NAME). A new library is a new line of that list.
+# (.) or an integration package, a package of its own that depends on this one by path, whose graphs
+# `swift package dump-symbol-graph` extracts from its own debug build (.build in its folder, which its tests and
+# the samples check build too). A new library is a new line of that list.
 #
 # The site is made to be served at /Mailroom/ (its hosting base path), so it is written to the Mailroom folder of
 # the output folder: serve the output folder, and the site is at http://localhost:8000/Mailroom/ (the last lines
@@ -34,37 +35,38 @@ output="${1:-.build-docs/site}"
 base_path=Mailroom
 site="$output/$base_path"
 
-# The scratch folder a package builds in: this one's, or an integration's own beside it (not inside it: a clean
-# of .build-docs empties it).
-scratch_of() {
-    if [[ "$1" == . ]]; then echo "$PWD/.build-docs"; else echo "$PWD/.build-docs-integrations/$(basename "$1")"; fi
-}
-
-# Kept between runs: a build that finds nothing to do does not write the symbol graphs again. Each target has a
-# folder of its own, since building a library also writes the graphs of the modules it depends on.
+# This package's graphs are written by its build in .build-docs, kept between runs: a build that finds nothing to
+# do does not write them again. Each target has a folder of its own, since building a library also writes the
+# graphs of the modules it depends on.
 graphs="$PWD/.build-docs/symbol-graphs"
-build_graphs_of() { echo "$(scratch_of "$2")/symbol-graphs-build/$1"; }
+build_graphs_of() { echo "$PWD/.build-docs/symbol-graphs-build/$1"; }
 
 # Graphs gone beside an up-to-date build would not be written again: build afresh. (A no-op on a clean clone.)
 if [[ ! -f "$graphs/Mailroom.symbols.json" ]]; then
-    swift package --scratch-path "$(scratch_of .)" clean
+    swift package --scratch-path .build-docs clean
 fi
 for library in "${libraries[@]}"; do
     read -r module folder <<<"$library"
-    if [[ ! -f "$(build_graphs_of "$module" "$folder")/$module.symbols.json" ]]; then
-        swift package --package-path "$folder" --scratch-path "$(scratch_of "$folder")" clean
+    if [[ "$folder" == . && ! -f "$(build_graphs_of "$module")/$module.symbols.json" ]]; then
+        swift package --scratch-path .build-docs clean
     fi
 done
 
 build_graphs() {
-    local target="$1" folder="$2" graphs_folder="$3"
-    shift 3
+    local target="$1" graphs_folder="$2"
+    shift 2
     mkdir -p "$graphs_folder"
-    swift build --package-path "$folder" --scratch-path "$(scratch_of "$folder")" --target "$target" \
+    swift build --scratch-path .build-docs --target "$target" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs_folder" "$@"
 }
 
-build_graphs Mailroom . "$graphs"
+# The folder where `swift package dump-symbol-graph` wrote an integration's graphs (it says so last).
+dump_graphs() {
+    swift package --package-path "$1" dump-symbol-graph --emit-extension-block-symbols | tee /dev/stderr \
+        | sed -n 's/^Files written to //p' | tail -n 1
+}
+
+build_graphs Mailroom "$graphs"
 
 # Each library's own graph and its extension graphs (MailroomFoundation@Mailroom: what it adds to PostOffice),
 # without those of the modules it depends on (Mailroom's belongs to the other archive; swift-log's and the like
@@ -74,8 +76,13 @@ library_graphs="$PWD/.build-docs/library-graphs"
 rm -rf "$library_graphs"
 for library in "${libraries[@]}"; do
     read -r module folder <<<"$library"
-    built="$(build_graphs_of "$module" "$folder")"
-    build_graphs "$module" "$folder" "$built" -Xswiftc -emit-extension-block-symbols
+    if [[ "$folder" == . ]]; then
+        built="$(build_graphs_of "$module")"
+        build_graphs "$module" "$built" -Xswiftc -emit-extension-block-symbols
+    else
+        built="$(dump_graphs "$folder")"
+        [[ -n "$built" ]] || { echo "swift package dump-symbol-graph did not say where it wrote $module's graphs" >&2; exit 1; }
+    fi
     mkdir -p "$library_graphs/$module"
     cp "$built/$module.symbols.json" "$library_graphs/$module/"
     find "$built" -maxdepth 1 -name "$module@*.symbols.json" -exec cp {} "$library_graphs/$module/" \;

@@ -176,6 +176,13 @@ class SamplePackage:
         """Its generated package: the scaffold module, and an executable per block that is run."""
         return WORK / "package" if self.is_root else WORK / "integrations" / self.name / "package"
 
+    @property
+    def scratch(self):
+        """Where its generated package builds: an integration's in the integration's own build folder, so that
+        its dependencies (postgres-nio and BoringSSL take minutes) are built once for both; this package's in the
+        generated package's."""
+        return [] if self.is_root else ["--scratch-path", str(ROOT / self.folder / ".build")]
+
     def implicit_imports(self):
         return IMPLICIT_IMPORTS + [m for m in self.modules if m not in IMPLICIT_IMPORTS]
 
@@ -368,7 +375,8 @@ def generate_package(package, runnable, sources):
 def build_samples(package, arguments):
     # The manifest is read every time: a cached reading once named a target whose folder was gone. A first build
     # with postgres-nio (and BoringSSL) took over 10 minutes on 2 busy cores.
-    result = run(["swift", "build", "--package-path", str(package.work), "--manifest-cache", "none"] + arguments,
+    result = run(["swift", "build", "--package-path", str(package.work), "--manifest-cache", "none"]
+                 + package.scratch + arguments,
                  timeout=2400)
     if result.returncode != 0:
         raise Failure(f"swift build {' '.join(arguments)} failed:\n{diagnostics(result.stdout + result.stderr, 30)}")
@@ -558,7 +566,7 @@ def check_package(package, its_blocks, sources, results, blocks_by_doc):
         for block in its_blocks:
             results[block] = ("FAIL", f"not compiled: {package.label} and its samples do not build (below)")
         return [f"{package.label}: {error}"]
-    shown = run(["swift", "build", "--package-path", str(package.work), "--show-bin-path"])
+    shown = run(["swift", "build", "--package-path", str(package.work), "--show-bin-path"] + package.scratch)
     bin_path = Path(shown.stdout.strip())
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
