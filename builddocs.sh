@@ -60,10 +60,13 @@ build_graphs() {
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs_folder" "$@"
 }
 
-# The folder where `swift package dump-symbol-graph` wrote an integration's graphs (it says so last).
+# The folder where `swift package dump-symbol-graph` wrote an integration's graphs (it says so last). Its output
+# is shown on standard error (not with `tee /dev/stderr`, which empties a log file that standard error goes to).
 dump_graphs() {
-    swift package --package-path "$1" dump-symbol-graph --emit-extension-block-symbols | tee /dev/stderr \
-        | sed -n 's/^Files written to //p' | tail -n 1
+    local output
+    output="$(swift package --package-path "$1" dump-symbol-graph --emit-extension-block-symbols)"
+    echo "$output" >&2
+    sed -n 's/^Files written to //p' <<<"$output" | tail -n 1
 }
 
 build_graphs Mailroom "$graphs"
