@@ -1,6 +1,27 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+// Mailroom, MailroomTesting and MailroomFoundation need no package. The integrations are products of this package
+// too, and each guards what it needs with a trait (none is on by default), so a client resolves a dependency only
+// when it enables the trait that uses it:
+//
+//     .package(url: "https://<host>/<owner>/Mailroom.git", branch: "main", traits: ["Postgres"])
+//
+// Without its trait, an integration's module is empty. Build everything with `swift build --enable-all-traits`.
+let traits: Set<Trait> = [
+    .trait(
+        name: "Observability",
+        description: "MailroomObservability: tracing, logging and metrics with swift-distributed-tracing, swift-log "
+            + "and swift-metrics."),
+    .trait(
+        name: "Postgres",
+        description: "MailroomPostgres: typed mail between processes through PostgreSQL, with postgres-nio."),
+    .default(enabledTraits: []),
+]
+
+let observability = TargetDependencyCondition.when(traits: ["Observability"])
+let postgres = TargetDependencyCondition.when(traits: ["Postgres"])
+
 let package = Package(
     name: "Mailroom",
     platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
@@ -8,20 +29,122 @@ let package = Package(
         .library(name: "Mailroom", targets: ["Mailroom"]),
         .library(name: "MailroomTesting", targets: ["MailroomTesting"]),
         .library(name: "MailroomFoundation", targets: ["MailroomFoundation"]),
+        .library(name: "MailroomObservability", targets: ["MailroomObservability"]),
+        .library(name: "MailroomPostgres", targets: ["MailroomPostgres"]),
+    ],
+    traits: traits,
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "Mailroom", dependencies: ["_MailroomAtomics"]),
         .target(name: "_MailroomAtomics"),
         .target(name: "MailroomTesting", dependencies: ["Mailroom"]),
         .target(name: "MailroomFoundation", dependencies: ["Mailroom"]),
+        .target(
+            name: "MailroomObservability",
+            dependencies: [
+                "Mailroom",
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "Logging", package: "swift-log", condition: observability),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: observability),
+            ]
+        ),
+        .target(
+            name: "MailroomPostgres",
+            dependencies: [
+                "Mailroom",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres),
+                .product(name: "NIOCore", package: "swift-nio", condition: postgres),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
+            ]
+        ),
+
         .executableTarget(name: "Tour", dependencies: ["Mailroom"], path: "Examples/Tour"),
         .executableTarget(name: "ConcurrencyTour", dependencies: ["Mailroom"], path: "Examples/ConcurrencyTour"),
         .executableTarget(name: "FeaturesTour", dependencies: ["Mailroom"], path: "Examples/Features"),
         .executableTarget(
             name: "FoundationTour", dependencies: ["Mailroom", "MailroomFoundation"], path: "Examples/FoundationBridge"),
-        .testTarget(name: "MailroomTests", dependencies: ["Mailroom", "MailroomTesting"]),
+        .executableTarget(
+            name: "ObservabilityExample",
+            dependencies: [
+                "Mailroom", "MailroomObservability",
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "Logging", package: "swift-log", condition: observability),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: observability),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: observability),
+            ],
+            path: "Examples/Observability"
+        ),
+        .executableTarget(
+            name: "PostgresExample",
+            dependencies: [
+                "Mailroom", "MailroomPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
+            ],
+            path: "Examples/Postgres"
+        ),
+
+        .target(name: "MailroomTestSupport", path: "Tests/MailroomTestSupport"),
+        .testTarget(name: "MailroomTests", dependencies: ["Mailroom", "MailroomTesting", "MailroomTestSupport"]),
         .testTarget(name: "MailroomFoundationTests", dependencies: ["MailroomFoundation", "MailroomTesting"]),
+        .testTarget(
+            name: "MailroomObservabilityTests",
+            dependencies: [
+                "Mailroom", "MailroomObservability",
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "Logging", package: "swift-log", condition: observability),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: observability),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: observability),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: observability),
+            ]
+        ),
+        .testTarget(
+            name: "MailroomPostgresTests",
+            dependencies: [
+                "Mailroom", "MailroomPostgres", "MailroomTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
+                .product(name: "NIOCore", package: "swift-nio", condition: postgres),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
+            ]
+        ),
+        // Tools the tests and CI run: a million register/deallocate cycles, a process of the multi-process
+        // tests, and the link's benchmark against raw NOTIFY/LISTEN.
         .executableTarget(name: "MemoryCheck", dependencies: ["Mailroom"], path: "Tests/MemoryCheck"),
+        .executableTarget(
+            name: "LinkPeer",
+            dependencies: [
+                "Mailroom", "MailroomPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
+            ],
+            path: "Tests/LinkPeer"
+        ),
+        .executableTarget(
+            name: "LinkBenchmark",
+            dependencies: [
+                "Mailroom", "MailroomPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
+            ],
+            path: "Benchmarks/LinkBenchmark"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

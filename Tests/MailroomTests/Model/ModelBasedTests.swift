@@ -1,5 +1,6 @@
 import Foundation
 import Mailroom
+import MailroomTestSupport
 import Testing
 
 /// Random sequences of operations run on a real `PostOffice` and on `ReferenceModel`, a plain list of

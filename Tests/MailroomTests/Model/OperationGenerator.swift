@@ -1,5 +1,7 @@
 // A seeded generator of random operation sequences over a small pool of objects and mail values.
 
+import MailroomTestSupport
+
 /// The shape of the generated sequences: their length and how often each kind of operation, action, mail type
 /// and handler form appears.
 struct ModelProfile: Sendable, CustomStringConvertible {

@@ -33,6 +33,7 @@
 import Dispatch
 import Foundation
 import Mailroom
+import MailroomTestSupport
 import Testing
 
 @Suite("A randomized stress checked against a reference computation")

@@ -1,5 +1,6 @@
 import Dispatch
 import Mailroom
+import MailroomTestSupport
 import Testing
 
 /// A recipient whose methods log, for the method registrations of the priority tests.

@@ -1,0 +1,202 @@
+#if Postgres
+import Logging
+import PostgresNIO
+
+/// Every statement the link runs, on its tables (``Tables``) or for its origin's lock.
+///
+/// The channels table keeps each channel's last sequence number. Writing mail increments it in the writing
+/// transaction, so the row stays locked until that transaction ends: a channel's numbers are taken in commit order,
+/// and a rolled-back transaction gives its numbers back. Committed numbers therefore run 1, 2, 3 … without gaps, and
+/// a reader that sees a gap knows it missed mail. The outbox keeps each mail under its channel and number, and under
+/// the number its link gave it (``Batch/numbers``), which lets a sender that lost its connection mid-commit learn what
+/// committed.
+///
+/// Each statement answers one row at most (see ``PostgresConnection/answer(_:logger:)``).
+struct Outbox: Sendable {
+    /// PostgreSQL's limit for a `NOTIFY` payload is 8000 bytes; longer mail is read from the outbox.
+    static let notificationLimit = 8000
+
+    let tables: Tables
+    let logger: Logger
+
+    /// One mail read from the outbox (or from a notification that carried it whole).
+    struct Row: Sendable, Hashable {
+        var sequence: Int64
+        /// The writing link's ``PostgresLink/Configuration/origin``.
+        var origin: String
+        /// The writing link's own random id (``LinkCore/id``): a process tells its own mail by it.
+        var link: Int64
+        /// Whether the writing link delivers the mail to its own office when it reads it back (mail sent in a
+        /// caller's transaction), rather than having delivered it when it was posted.
+        var echo: Bool
+        var linkedName: String
+        var body: String
+    }
+
+    /// Mail of one channel written by one statement, numbered by its link.
+    struct Batch: Sendable, Hashable {
+        var channel: String
+        var origin: String
+        var link: Int64
+        /// The link's own numbers of the mail, in order: unique for the link, so that it can look up which of its
+        /// mail committed.
+        var numbers: [Int64]
+        var echo: Bool
+        var linkedNames: [String]
+        var bodies: [String]
+    }
+
+    /// Creates the tables and the function unless they exist, in one statement, under a lock held until it
+    /// commits, so that processes starting together do not race to create them.
+    func createTables(on connection: PostgresConnection) async throws {
+        let (channels, outbox, write) = (tables.channels, tables.outbox, tables.write)
+        // A notification carries the whole mail when it fits (number, link, echo, origin, name and body on lines of
+        // their own), otherwise its number. The statements of a PL/pgSQL function are planned once per session.
+        let query = PostgresQuery(
+            unsafeSQL: """
+                DO $mailroom$ BEGIN
+                    PERFORM pg_advisory_xact_lock(\(tables.key));
+                    CREATE TABLE IF NOT EXISTS \(channels) (
+                        channel text PRIMARY KEY,
+                        last_seq bigint NOT NULL
+                    );
+                    CREATE TABLE IF NOT EXISTS \(outbox) (
+                        channel text NOT NULL,
+                        seq bigint NOT NULL,
+                        origin text NOT NULL,
+                        link bigint NOT NULL,
+                        link_seq bigint NOT NULL,
+                        echo boolean NOT NULL,
+                        type_name text NOT NULL,
+                        body text NOT NULL,
+                        created_at timestamptz NOT NULL DEFAULT now(),
+                        PRIMARY KEY (channel, seq),
+                        UNIQUE (link, link_seq)
+                    );
+                    CREATE INDEX IF NOT EXISTS \(tables.createdAtIndex) ON \(outbox) (created_at);
+                    CREATE OR REPLACE FUNCTION \(write)(
+                        p_channel text, p_origin text, p_link bigint, p_numbers bigint[], p_echo boolean,
+                        p_names text[], p_bodies text[]
+                    ) RETURNS integer LANGUAGE plpgsql AS $write$
+                    DECLARE
+                        n integer := cardinality(p_bodies);
+                        base bigint;
+                        payload text;
+                    BEGIN
+                        INSERT INTO \(channels) AS c (channel, last_seq) VALUES (p_channel, n)
+                        ON CONFLICT (channel) DO UPDATE SET last_seq = c.last_seq + excluded.last_seq
+                        RETURNING c.last_seq - n INTO base;
+                        INSERT INTO \(outbox) (channel, seq, origin, link, link_seq, echo, type_name, body)
+                        SELECT p_channel, base + m.i, p_origin, p_link, m.number, p_echo, m.type_name, m.body
+                        FROM unnest(p_numbers, p_names, p_bodies) WITH ORDINALITY AS m(number, type_name, body, i);
+                        FOR i IN 1..n LOOP
+                            payload := (base + i)::text || E'\\n' || p_link::text || E'\\n'
+                                || CASE WHEN p_echo THEN 't' ELSE 'f' END || E'\\n' || p_origin || E'\\n'
+                                || p_names[i] || E'\\n' || p_bodies[i];
+                            PERFORM pg_notify(p_channel, CASE WHEN octet_length(payload) < \(Self.notificationLimit)
+                                THEN payload ELSE (base + i)::text END);
+                        END LOOP;
+                        RETURN n;
+                    END
+                    $write$;
+                END $mailroom$
+                """)
+        _ = try await connection.answer(query, logger: logger)
+    }
+
+    /// Writes `batch` and notifies its channel of each mail, in order, in the connection's current transaction
+    /// (or in one of its own when there is none: a single statement is atomic).
+    func write(_ batch: Batch, on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings(capacity: 7)
+        binds.append(batch.channel)
+        binds.append(batch.origin)
+        binds.append(batch.link)
+        binds.append(batch.numbers)
+        binds.append(batch.echo)
+        binds.append(batch.linkedNames)
+        binds.append(batch.bodies)
+        let query = PostgresQuery(unsafeSQL: "SELECT \(tables.write)($1, $2, $3, $4, $5, $6, $7)", binds: binds)
+        _ = try await connection.answer(query, logger: logger)
+    }
+
+    /// A statement that answers at once: its answer shows that what the connection ran before it has ended.
+    func ping(on connection: PostgresConnection) async throws {
+        _ = try await connection.answer("SELECT 1", logger: logger)
+    }
+
+    /// The channel's last committed sequence number, 0 before its first mail.
+    func lastSequence(of channel: String, on connection: PostgresConnection) async throws -> Int64 {
+        let query: PostgresQuery = "SELECT coalesce(max(last_seq), 0) FROM \(unescaped: tables.channels) WHERE channel = \(channel)"
+        return try await connection.answer(query, logger: logger).first?.decode(Int64.self) ?? 0
+    }
+
+    /// Up to `limit` mail of `channel` numbered after `sequence`, in order.
+    func rows(of channel: String, after sequence: Int64, limit: Int, on connection: PostgresConnection)
+        async throws -> [Row]
+    {
+        let query: PostgresQuery = """
+            SELECT array_agg(seq ORDER BY seq), array_agg(origin ORDER BY seq), array_agg(link ORDER BY seq),
+                array_agg(echo ORDER BY seq), array_agg(type_name ORDER BY seq), array_agg(body ORDER BY seq)
+            FROM (
+                SELECT seq, origin, link, echo, type_name, body FROM \(unescaped: tables.outbox)
+                WHERE channel = \(channel) AND seq > \(sequence) ORDER BY seq LIMIT \(Int64(limit))
+            ) AS page
+            """
+        guard
+            let row = try await connection.answer(query, logger: logger).first,
+            case let (sequences?, origins?, links?, echoes?, names?, bodies?) = try row.decode(
+                ([Int64]?, [String]?, [Int64]?, [Bool]?, [String]?, [String]?).self)
+        else { return [] }
+        return sequences.indices.map { index in
+            Row(
+                sequence: sequences[index], origin: origins[index], link: links[index], echo: echoes[index],
+                linkedName: names[index], body: bodies[index])
+        }
+    }
+
+    /// Which of `numbers`, numbers that `link` gave its mail, are in the outbox: the mail that committed.
+    func committed(_ numbers: [Int64], of link: Int64, on connection: PostgresConnection) async throws
+        -> Set<Int64>
+    {
+        let query: PostgresQuery = """
+            SELECT array_agg(link_seq) FROM \(unescaped: tables.outbox)
+            WHERE link = \(link) AND link_seq = ANY(\(numbers))
+            """
+        return try await Set(connection.answer(query, logger: logger).first?.decode([Int64]?.self) ?? [])
+    }
+
+    /// Deletes the mail written more than `seconds` ago; returns how many.
+    @discardableResult
+    func prune(olderThan seconds: Double, on connection: PostgresConnection) async throws -> Int {
+        let query: PostgresQuery = """
+            WITH pruned AS (
+                DELETE FROM \(unescaped: tables.outbox) WHERE created_at < now() - make_interval(secs => \(seconds))
+                RETURNING 1
+            ) SELECT count(*) FROM pruned
+            """
+        return try await Int(connection.answer(query, logger: logger).first?.decode(Int64.self) ?? 0)
+    }
+
+    /// Takes the session lock that says a live link has `origin`; returns `nil` when taken, otherwise who holds
+    /// it: the server process ids (and client addresses) of the sessions that do.
+    func lockOrigin(_ origin: String, on connection: PostgresConnection) async throws -> String? {
+        let key = tables.key(ofOrigin: origin)
+        let query: PostgresQuery = """
+            SELECT CASE WHEN pg_try_advisory_lock(\(key)) THEN NULL ELSE (
+                SELECT coalesce(string_agg('process ' || l.pid || coalesce(' from ' || host(a.client_addr), ''), ', '),
+                    'a session that has just ended')
+                FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+                WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                    AND l.classid = ((\(key) >> 32) & 4294967295)::oid AND l.objid = (\(key) & 4294967295)::oid
+            ) END
+            """
+        return try await connection.answer(query, logger: logger).first?.decode(String?.self)
+    }
+
+    /// Gives back the lock of ``lockOrigin(_:on:)``.
+    func unlockOrigin(_ origin: String, on connection: PostgresConnection) async throws {
+        _ = try await connection.answer(
+            "SELECT pg_advisory_unlock(\(tables.key(ofOrigin: origin)))", logger: logger)
+    }
+}
+#endif
