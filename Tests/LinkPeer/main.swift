@@ -1,6 +1,7 @@
 #if Postgres
 // One process of the multi-process tests: links an office to the test's database, posts mail of three types and
-// many sizes when told to, and reports what it received from the other processes.
+// many sizes when told to, and reports what it received from the other processes. (`LinkPeer --upstream PROBE`
+// shows a fault of postgres-nio instead: see Upstream.swift.)
 //
 //   LinkPeer ORIGIN COUNT OTHER-ORIGIN...
 //
@@ -91,6 +92,11 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "--upstream",
+    let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"]
+{
+    exit(try await probeUpstream(arguments[2], socket: socket))
+}
 guard arguments.count >= 3, let count = Int(arguments[2]),
     let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"]
 else {

@@ -12,7 +12,12 @@ final class Peer: Sendable {
 
     /// Starts `LinkPeer ORIGIN COUNT OTHERS...`, built beside the test bundle; throws at once, saying how to run
     /// the tests, when no server was started for them.
-    init(_ origin: String, count: Int, others: [String]) throws {
+    convenience init(_ origin: String, count: Int, others: [String]) throws {
+        try self.init(origin, arguments: [origin, String(count)] + others)
+    }
+
+    /// Starts `LinkPeer ARGUMENTS...`; `origin` names it in failures.
+    init(_ origin: String, arguments: [String]) throws {
         _ = try Server.socket()
         self.origin = origin
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -22,7 +27,7 @@ final class Peer: Sendable {
         guard let executable else { throw Unavailable("LinkPeer is not built next to \(folder.path)") }
         process = Process()
         process.executableURL = executable
-        process.arguments = [origin, String(count)] + others
+        process.arguments = arguments
         let (toPeer, fromPeer) = (Pipe(), Pipe())
         process.standardInput = toPeer
         process.standardOutput = fromPeer
@@ -35,6 +40,12 @@ final class Peer: Sendable {
     }
 
     var lines: [String] { output.withLockedValue { $0.split(separator: "\n").map(String.init) } }
+
+    var isRunning: Bool { process.isRunning }
+
+    func terminate() {
+        process.terminate()
+    }
 
     func send(_ command: String) {
         input.write(Data((command + "\n").utf8))

@@ -3,9 +3,9 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-// What postgres-nio 1.33.2 does that the link must work around, each in one place, with the test in
-// UpstreamTests.swift that shows the upstream behaviour: when that test fails, the behaviour is gone, and so can the
-// workaround be. docs/design.md ("postgres-nio's faults") explains each.
+// What postgres-nio 1.33.2 does that the link must work around, in one place, with the test in UpstreamTests.swift
+// that shows the upstream behaviour: when that test fails, the behaviour is gone, and so can the workaround be.
+// docs/design.md ("postgres-nio's faults") says what else was suspected and why it needs no workaround.
 
 extension PostgresConnection {
     /// The rows of `query`, or ``ConnectionLost/closed`` when the connection has closed.
@@ -16,10 +16,6 @@ extension PostgresConnection {
     /// reverted the fix). A pooled connection can close between its lease and a query. Here the check and the write
     /// happen in one turn of the connection's event loop, where no close can come between them; a query written to
     /// an open connection is failed by postgres-nio when the connection closes, so this always returns.
-    ///
-    /// **A result of many rows cut short stops the process.** The link's statements answer one row at most (the
-    /// outbox's rows come back as arrays): a connection that closes while postgres-nio is still receiving the rows
-    /// of a query can end the process on a precondition in its row stream.
     func answer(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         try await eventLoop.flatSubmit { [self] () -> EventLoopFuture<[PostgresRow]> in
             guard !isClosed else { return eventLoop.makeFailedFuture(ConnectionLost.closed) }

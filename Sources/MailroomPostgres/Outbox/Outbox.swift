@@ -9,9 +9,7 @@ import PostgresNIO
 /// and a rolled-back transaction gives its numbers back. Committed numbers therefore run 1, 2, 3 … without gaps, and
 /// a reader that sees a gap knows it missed mail. The outbox keeps each mail under its channel and number, and under
 /// the number its link gave it (``Batch/numbers``), which lets a sender that lost its connection mid-commit learn what
-/// committed.
-///
-/// Each statement answers one row at most (see ``PostgresConnection/answer(_:logger:)``).
+/// committed. Every statement goes through ``PostgresConnection/answer(_:logger:)``.
 struct Outbox: Sendable {
     /// PostgreSQL's limit for a `NOTIFY` payload is 8000 bytes; longer mail is read from the outbox.
     static let notificationLimit = 8000
@@ -135,22 +133,13 @@ struct Outbox: Sendable {
         async throws -> [Row]
     {
         let query: PostgresQuery = """
-            SELECT array_agg(seq ORDER BY seq), array_agg(origin ORDER BY seq), array_agg(link ORDER BY seq),
-                array_agg(echo ORDER BY seq), array_agg(type_name ORDER BY seq), array_agg(body ORDER BY seq)
-            FROM (
-                SELECT seq, origin, link, echo, type_name, body FROM \(unescaped: tables.outbox)
-                WHERE channel = \(channel) AND seq > \(sequence) ORDER BY seq LIMIT \(Int64(limit))
-            ) AS page
+            SELECT seq, origin, link, echo, type_name, body FROM \(unescaped: tables.outbox)
+            WHERE channel = \(channel) AND seq > \(sequence) ORDER BY seq LIMIT \(Int64(limit))
             """
-        guard
-            let row = try await connection.answer(query, logger: logger).first,
-            case let (sequences?, origins?, links?, echoes?, names?, bodies?) = try row.decode(
-                ([Int64]?, [String]?, [Int64]?, [Bool]?, [String]?, [String]?).self)
-        else { return [] }
-        return sequences.indices.map { index in
-            Row(
-                sequence: sequences[index], origin: origins[index], link: links[index], echo: echoes[index],
-                linkedName: names[index], body: bodies[index])
+        return try await connection.answer(query, logger: logger).map { row in
+            let (sequence, origin, link, echo, linkedName, body) = try row.decode(
+                (Int64, String, Int64, Bool, String, String).self)
+            return Row(sequence: sequence, origin: origin, link: link, echo: echo, linkedName: linkedName, body: body)
         }
     }
 
@@ -159,10 +148,9 @@ struct Outbox: Sendable {
         -> Set<Int64>
     {
         let query: PostgresQuery = """
-            SELECT array_agg(link_seq) FROM \(unescaped: tables.outbox)
-            WHERE link = \(link) AND link_seq = ANY(\(numbers))
+            SELECT link_seq FROM \(unescaped: tables.outbox) WHERE link = \(link) AND link_seq = ANY(\(numbers))
             """
-        return try await Set(connection.answer(query, logger: logger).first?.decode([Int64]?.self) ?? [])
+        return try await Set(connection.answer(query, logger: logger).map { try $0.decode(Int64.self) })
     }
 
     /// Deletes the mail written more than `seconds` ago; returns how many.
