@@ -148,3 +148,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Warnings are errors in every build of this package (SwiftPM does not apply this to it as a dependency).
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}

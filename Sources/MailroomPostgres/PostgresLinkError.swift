@@ -29,7 +29,7 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// ``PostgresLink/run()`` was called while it was running.
         public static let alreadyRunning = Code("alreadyRunning")
-        /// The link did not reach the database within ``PostgresLink/Configuration/connectTimeout`` of its start
+        /// The link did not reach the database within ``PostgresLink/Configuration/firstConnectionTimeout`` of its start
         /// (thrown by ``PostgresLink/run()`` and ``PostgresLink/listening()``).
         public static let unreachable = Code("unreachable")
         /// Another live link has this link's ``PostgresLink/Configuration/origin`` (thrown by

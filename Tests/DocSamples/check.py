@@ -2,10 +2,10 @@
 """Checks the ```swift blocks of README.md, docs/*.md and the DocC articles against the library.
 
 Tests/DocSamples/run.sh starts it from the repository's root; docs/documentation.md describes the markers, the
-output convention and the scaffold. Each block is compiled as the main.swift of a compilation of its own; a block
-that shows its output is also built and run; Package.swift fragments are loaded in a manifest; the README's
-set-up lines are built in a fresh package. A block that uses an integration package (Integrations/NAME, a package
-of its own that depends on this one) is compiled against that package instead of this one.
+output convention and the scaffold. Each block is compiled as the main.swift of a compilation of its own, against
+every library of this package, its traits enabled; a block that shows its output is also built and run;
+Package.swift fragments are loaded in a manifest; the README's install lines are built in fresh packages, by URL
+and by path, which use what they installed.
 """
 
 import argparse
@@ -26,7 +26,6 @@ from pathlib import Path
 ROOT = Path.cwd()
 HERE = Path(__file__).resolve().parent
 WORK = ROOT / ".build-samples" / "doc-samples"  # git-ignored
-INTEGRATIONS = Path("Integrations")  # a package of its own in each folder, depending on this one by path
 
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
 MARKER = re.compile(r"^\s*<!--\s*sample:(?P<body>.*?)-->\s*$")
@@ -35,11 +34,12 @@ PRINTS_BLOCK = re.compile(r"^\s*//\s*prints:\s*$")
 COMMENT_LINE = re.compile(r"^\s*//(?: (?P<text>.*))?$")
 IMPORT_LINE = re.compile(r"^\s*(?:@\w+\s+)*import\s+(?P<module>[\w.]+)\s*(?://.*)?$")
 FLAGS = {"continues", "manifest", "swift5", "warnings-as-errors"}
-KEYS = {"name", "continues", "scaffold", "around", "imports", "fails", "skip", "install", "package"}
+KEYS = {"name", "continues", "scaffold", "around", "imports", "fails", "skip", "install"}
 # A block is a fragment of a file that imports these and the scaffold, unless it says `scaffold=none`.
 IMPLICIT_IMPORTS = ["Foundation", "Mailroom", "MailroomFoundation"]
 SCAFFOLD = "DocScaffold"
-PRODUCTS = ["Mailroom", "MailroomFoundation", "MailroomTesting"]
+PRODUCTS = ["Mailroom", "MailroomFoundation", "MailroomTesting", "MailroomObservability", "MailroomPostgres"]
+TRAITS = ["Observability", "Postgres"]  # every trait of this package: the integrations' modules are empty without
 
 
 class Failure(Exception):
@@ -54,7 +54,6 @@ class Block:
     options: dict
     previous: "Block | None"
     code: str = ""
-    package: "SamplePackage | None" = None  # what it is compiled against
 
     @property
     def where(self):
@@ -150,100 +149,41 @@ def chain(block, blocks_by_doc):
 
 @dataclasses.dataclass(eq=False)
 class SamplePackage:
-    """This package (folder "."), or an integration package (Integrations/NAME): what blocks are compiled against.
-    Each has a generated package of its own, built at most once a run, when one of the checked blocks needs it."""
+    """What the blocks are compiled against: a generated package that depends on this one (every trait enabled) and
+    on this one's own dependencies, built at most once a run."""
 
-    folder: str  # from the repository's root
-    products: list  # its library products, on which the generated package's targets depend
-    modules: list  # their modules: a block imports them implicitly, and an `import` of one names the package
-    manifest: dict | None = None  # an integration's `swift package dump-package`
-    problem: str | None = None  # an integration whose manifest does not load
-
-    @property
-    def is_root(self):
-        return self.folder == "."
-
-    @property
-    def name(self):
-        return Path(self.folder).name
-
-    @property
-    def label(self):
-        return "this package" if self.is_root else self.folder
+    manifest: dict  # this package's `swift package dump-package`
 
     @property
     def work(self):
-        """Its generated package: the scaffold module, and an executable per block that is run."""
-        return WORK / "package" if self.is_root else WORK / "integrations" / self.name / "package"
+        """The generated package: the scaffold module, and an executable per block that is run."""
+        return WORK / "package"
 
     @property
     def scratch(self):
-        """Where its generated package builds: an integration's in the integration's own build folder, so that
-        its dependencies (postgres-nio and BoringSSL take minutes) are built once for both; this package's in the
-        generated package's."""
-        return [] if self.is_root else ["--scratch-path", str(ROOT / self.folder / ".build")]
+        """Where the generated package builds: in this package's own build folder, which its tests built with every
+        trait (`swift test --enable-all-traits`), so that postgres-nio and the rest are built once for both."""
+        return ["--scratch-path", str(ROOT / ".build")]
 
     def implicit_imports(self):
-        return IMPLICIT_IMPORTS + [m for m in self.modules if m not in IMPLICIT_IMPORTS]
+        return IMPLICIT_IMPORTS
 
     def scaffold_files(self):
-        """The scaffold's files: Tests/DocSamples/Scaffolds/*.swift, and for an integration the files of
-        Tests/DocSamples/Scaffolds/NAME/ as well (stand-ins that need its modules)."""
-        files = {p.name: p.read_text() for p in (HERE / "Scaffolds").glob("*.swift")}
-        if not self.is_root:
-            own = (HERE / "Scaffolds" / self.name).glob("*.swift")
-            files |= {f"{self.name}/{p.name}": p.read_text() for p in own}
-        return files
+        """The scaffold's files: Tests/DocSamples/Scaffolds/*.swift."""
+        return {p.name: p.read_text() for p in (HERE / "Scaffolds").glob("*.swift")}
 
 
-def load_packages():
-    """This package and the integration packages, by folder. An integration's library products come from its
-    manifest, read once a run (about 0.4 s)."""
-    packages = {".": SamplePackage(".", PRODUCTS, IMPLICIT_IMPORTS)}
-    for manifest in sorted(INTEGRATIONS.glob("*/Package.swift")):
-        folder = manifest.parent.as_posix()
-        result = run(["swift", "package", "--package-path", folder, "--scratch-path",
-                      str(WORK / "integrations" / manifest.parent.name / "manifest"), "dump-package"])
-        if result.returncode != 0:
-            problem = f"its Package.swift does not load:\n{diagnostics(result.stdout + result.stderr)}"
-            packages[folder] = SamplePackage(folder, [], [], problem=problem)
-            continue
-        dump = json.loads(result.stdout)
-        libraries = [p for p in dump["products"] if "library" in p["type"]]
-        packages[folder] = SamplePackage(folder, [p["name"] for p in libraries],
-                                         list(dict.fromkeys(t for p in libraries for t in p["targets"])), dump)
-    return packages
-
-
-def package_of(block, blocks_by_doc, packages):
-    """What the block is compiled against: the package its marker names (`package=Integrations/NAME`); else the
-    integration whose module it imports (an `import` line of the block or of a block it continues, or
-    `imports=`), or in whose folder its file is, which must be the same; else this package."""
-    if "package" in block.options:
-        folder = os.path.normpath(block.options["package"])
-        if folder not in packages:
-            raise Failure(f"package={block.options['package']}: no such package (there are: {', '.join(packages)})")
-        return packages[folder]
-    imported = {name for name in block.options.get("imports", "").split(",") if name}
-    for part in chain(block, blocks_by_doc):
-        imported |= {m.group("module").partition(".")[0] for m in map(IMPORT_LINE.match, part.code.splitlines()) if m}
-    found = {}
-    for package in packages.values():
-        if package.is_root:
-            continue
-        if used := sorted(imported & set(package.modules)):
-            found[package.folder] = f"it imports {', '.join(used)}"
-        if Path(block.doc).resolve().is_relative_to(Path(package.folder).resolve()):
-            found.setdefault(package.folder, "its file is in that folder")
-    if len(found) > 1:
-        raise Failure("it would be compiled against several packages, and can be against one only: "
-                      + "; ".join(f"{folder}, as {why}" for folder, why in found.items()))
-    return packages[next(iter(found))] if found else packages["."]
+def load_package():
+    """This package's manifest, read once a run (about 0.4 s)."""
+    result = run(["swift", "package", "--scratch-path", str(WORK / "manifest"), "dump-package"])
+    if result.returncode != 0:
+        raise Failure(f"Package.swift does not load:\n{diagnostics(result.stdout + result.stderr)}")
+    return SamplePackage(json.loads(result.stdout))
 
 
 def main_swift(block, blocks_by_doc):
     """The block's main.swift: imports, its around template, and its chain, located in the markdown files."""
-    imports = [] if block.options.get("scaffold") == "none" else block.package.implicit_imports() + [SCAFFOLD]
+    imports = [] if block.options.get("scaffold") == "none" else IMPLICIT_IMPORTS + [SCAFFOLD]
     imports += [name for name in block.options.get("imports", "").split(",") if name]
     body = []
     for part in chain(block, blocks_by_doc):
@@ -285,22 +225,17 @@ def diagnostics(output, limit=12):
 # Compiled and run blocks
 
 def dependencies(package, folder):
-    """For an integration: its own dependencies but this package, as the generated package in `folder` declares
-    them, and the products of theirs that its targets use (its test kits among them), so that a sample may import
-    what the integration's own tests and examples import."""
-    declared, names = [], {}  # names: how the integration's targets name a package, to how the generated one does
+    """This package's own dependencies, as the generated package in `folder` declares them, and the products of
+    theirs that its targets use (its test kits among them), so that a sample may import what the integrations' own
+    tests and examples import."""
+    declared, names = [], {}  # names: how this package's targets name a package, to how the generated one does
     for dependency in package.manifest["dependencies"]:
         (kind, (details,)), = dependency.items()
         name = details.get("nameForTargetDependencyResolutionOnly")
-        is_root = kind == "fileSystem" and Path(details["path"]).resolve() == ROOT.resolve()
         for alias in filter(None, (details["identity"], name)):
-            names[alias] = "Mailroom" if is_root else name or details["identity"]
-        if is_root:
-            continue
+            names[alias] = name or details["identity"]
         named = f"name: {json.dumps(name)}, " if name else ""
-        if kind == "fileSystem":
-            where = f"path: {json.dumps(os.path.relpath(details['path'], folder))}"
-        elif kind == "sourceControl" and "remote" in details["location"]:
+        if kind == "sourceControl" and "remote" in details["location"]:
             url = json.dumps(details["location"]["remote"][0]["urlString"])
             (rule, values), = details["requirement"].items()
             if rule == "range":
@@ -308,12 +243,9 @@ def dependencies(package, folder):
             elif rule in ("exact", "branch", "revision"):
                 where = f"url: {url}, {rule}: {json.dumps(values[0])}"
             else:
-                raise Failure(f"{package.folder}: a dependency's requirement is not understood here: {rule}")
+                raise Failure(f"Package.swift: a dependency's requirement is not understood here: {rule}")
         else:
-            raise Failure(f"{package.folder}: a {kind} dependency is not understood here: {details}")
-        traits = [t["name"] for t in details.get("traits") or [{"name": "default"}]]
-        if traits != ["default"]:
-            where += ", traits: [" + ", ".join(".defaults" if t == "default" else json.dumps(t) for t in traits) + "]"
+            raise Failure(f"Package.swift: a {kind} dependency is not understood here: {details}")
         declared.append(f".package({named}{where})")
     products = []
     for target in package.manifest["targets"]:
@@ -321,27 +253,24 @@ def dependencies(package, folder):
             if "product" in dependency:
                 product, owner = dependency["product"][:2]
                 owner = names.get(owner, owner or product)
-                if owner != "Mailroom" and (product, owner) not in products:
+                if (product, owner) not in products:
                     products.append((product, owner))
     return declared, products
 
 
 def generate_package(package, runnable, sources):
     folder = package.work
-    declared = [f'.package(name: "Mailroom", path: "{os.path.relpath(ROOT, folder)}")']
+    traits = ", ".join(json.dumps(t) for t in TRAITS)
+    declared = [f'.package(name: "Mailroom", path: "{os.path.relpath(ROOT, folder)}", traits: [{traits}])']
     products = [(p, "Mailroom") for p in PRODUCTS]
-    tools = "6.0"
-    if not package.is_root:
-        declared.append(f'.package(path: "{os.path.relpath(ROOT / package.folder, folder)}")')
-        products += [(p, package.name) for p in package.products]
-        more_declared, more_products = dependencies(package, folder)
-        declared += more_declared
-        products += more_products
-        tools = package.manifest["toolsVersion"]["_version"].removesuffix(".0")
-        # The integration's pins, for a first resolution: the versions its own builds use.
-        resolved = ROOT / package.folder / "Package.resolved"
-        if resolved.exists() and not (folder / "Package.resolved").exists():
-            write_if_changed(folder / "Package.resolved", resolved.read_text())
+    more_declared, more_products = dependencies(package, folder)
+    declared += more_declared
+    products += more_products
+    tools = package.manifest["toolsVersion"]["_version"].removesuffix(".0")
+    # This package's pins, for a first resolution: the versions its own builds use.
+    resolved = ROOT / "Package.resolved"
+    if resolved.exists() and not (folder / "Package.resolved").exists():
+        write_if_changed(folder / "Package.resolved", resolved.read_text())
     products = ", ".join(f'.product(name: "{name}", package: "{owner}")' for name, owner in products)
     targets = [f'        .target(name: "{SCAFFOLD}", dependencies: [{products}]),']
     files = {f"{SCAFFOLD}/{name}": text for name, text in package.scaffold_files().items()}
@@ -497,17 +426,91 @@ def fresh_package(folder, packages, targets, sources):
         write_if_changed(folder / "Sources" / path, text)
 
 
-INSTALL_LIBRARY = """\
+# What a fresh package does with the product it installed, and what its main must print. Each is a library beside
+# the main (`roundTrip()`); the Postgres one links two offices through the server of Scripts/with-postgres.sh.
+INSTALLS = {
+    "Mailroom": ("""\
 import Mailroom
 
 struct Ping: Mail { let count: Int }
 
-public func roundTrip() {
+public func roundTrip() async {
     let office = PostOffice()
     office.register { (ping: Ping) in print("received ping \\(ping.count)") }
     office.post(Ping(count: 1))
 }
-"""
+""", "received ping 1"),
+    "MailroomObservability": ("""\
+import Dispatch
+import Logging
+import Mailroom
+import MailroomObservability
+import Tracing
+
+struct Ping: Mail { let count: Int }
+
+enum RequestKey: ServiceContextKey { typealias Value = String }
+
+/// A recipient on a queue runs after the post, outside the poster's task, yet in the poster's context.
+public func roundTrip() async {
+    let office = PostOffice(instrumentation: MailTelemetry(logger: Logger(label: "install")))
+    let (lines, line) = AsyncStream.makeStream(of: String.self)
+    office.register(queue: DispatchQueue(label: "install")) { (ping: Ping) in
+        line.yield("received ping \\(ping.count) in request \\(ServiceContext.current?[RequestKey.self] ?? "none")")
+    }
+    var context = ServiceContext.topLevel
+    context[RequestKey.self] = "r-1"
+    ServiceContext.withValue(context) { office.post(Ping(count: 1)) }
+    for await received in lines {
+        print(received)
+        break
+    }
+}
+""", "received ping 1 in request r-1"),
+    "MailroomPostgres": ("""\
+import Foundation
+import Mailroom
+import MailroomPostgres
+import PostgresNIO
+
+struct Ping: LinkedMail { let count: Int }
+
+/// Two links, as two processes would have, through the server in MAILROOM_POSTGRES_SOCKET.
+public func roundTrip() async throws {
+    guard let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"] else {
+        print("no MAILROOM_POSTGRES_SOCKET: run it as Scripts/with-postgres.sh")
+        return
+    }
+    let database = PostgresClient.Configuration(
+        unixSocketPath: socket, username: "postgres", password: nil, database: "postgres")
+    let (sending, receiving) = (PostOffice(), PostOffice())
+    let (lines, line) = AsyncStream.makeStream(of: String.self)
+    receiving.register { (ping: Ping, origin: RemoteOrigin) in line.yield("received ping \\(ping.count) from \\(origin.name)") }
+    let links = try [("install-sender", sending), ("install-receiver", receiving)].map { origin, office in
+        try PostgresLink(office: office, carrying: [Ping.self], database: database, configuration: .init(origin: origin))
+    }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for link in links { group.addTask { try await link.run() } }
+        for link in links { try await link.listening() }
+        sending.post(Ping(count: 1))
+        for await received in lines {
+            print(received)
+            break
+        }
+        group.cancelAll()
+    }
+}
+""", "received ping 1 from install-sender"),
+}
+# What a fresh package that installs by URL must not resolve, by the product it uses: the packages of the traits it
+# does not enable. (A package only one trait uses; those two traits share swift-log and swift-metrics.)
+NOT_RESOLVED = {
+    "Mailroom": None,  # nothing but Mailroom itself
+    "MailroomObservability": {"postgres-nio", "swift-service-lifecycle", "swift-nio"},
+    "MailroomPostgres": {"swift-distributed-tracing"},
+}
+# A warning SwiftPM prints about a dependency's own files, which no client can act on.
+FOREIGN_WARNING = re.compile(r"warning: '[\w-]+': found \d+ file\(s\) which are unhandled")
 
 
 def check_manifest(block, clones):
@@ -523,7 +526,7 @@ def check_manifest(block, clones):
             raise Failure(f"the manifest does not load cleanly:\n{diagnostics(result.stderr)}")
         return "loads in a manifest"
 
-    # The README's set-up lines: the one target they declare is a library; a main beside it calls it.
+    # The README's install lines: the one target they declare is a library; a main beside it calls it.
     set_up = Path("README.md").read_text().partition("## Set up")[2].partition("\n## ")[0]
     stated = re.search(r"Swift ([\d.]+) or later", set_up)
     if not stated or stated.group(1) != tools_version():
@@ -531,15 +534,32 @@ def check_manifest(block, clones):
                       f"swift-tools-version of Package.swift")
     if len(names) != 1:
         raise Failure("an install block declares exactly one target")
+    used = [p for p in re.findall(r'\.product\(\s*name:\s*"([^"]+)",\s*package:\s*"Mailroom"', block.code)
+            if p in INSTALLS]
+    if len(used) != 1:
+        raise Failure(f"an install block uses exactly one of {', '.join(INSTALLS)}")
+    library, expected = INSTALLS[used[0]]
     fresh_package(folder, packages, targets + [f'.executableTarget(name: "Main", dependencies: ["{names[0]}"])'],
-                  {f"{names[0]}/RoundTrip.swift": INSTALL_LIBRARY, "Main/main.swift": f"import {names[0]}\n\nroundTrip()\n"})
-    result = run(["swift", "build", "--package-path", str(folder), "--disable-dependency-cache"])
-    if result.returncode != 0 or "warning:" in result.stderr:
+                  {f"{names[0]}/RoundTrip.swift": library,
+                   "Main/main.swift": f"import {names[0]}\n\ntry await roundTrip()\n"})
+    result = run(["swift", "build", "--package-path", str(folder), "--disable-dependency-cache"], timeout=2400)
+    warnings = [l for l in result.stderr.splitlines() if "warning:" in l and not FOREIGN_WARNING.search(l)]
+    if result.returncode != 0 or warnings:
         raise Failure(f"a fresh package does not build cleanly:\n{diagnostics(result.stdout + result.stderr)}")
-    ran = run([str(folder / ".build" / "debug" / "Main")], timeout=60)
-    if ran.stdout != "received ping 1\n":
-        raise Failure(f"the fresh package's main printed {ran.stdout!r}, not 'received ping 1' {ran.stderr[-500:]}")
-    return f"installs by {block.options['install']} in a fresh package, which posts and receives a mail"
+    ran = run([str(folder / ".build" / "debug" / "Main")], timeout=120)
+    if ran.stdout != expected + "\n":
+        raise Failure(f"the fresh package's main printed {ran.stdout!r}, not {expected!r} {ran.stderr[-500:]}")
+    resolved = ""
+    if block.options["install"] == "url":
+        pins = sorted(p["identity"] for p in json.loads((folder / "Package.resolved").read_text())["pins"])
+        excluded = NOT_RESOLVED[used[0]]
+        if excluded is None and pins != ["mailroom"]:
+            raise Failure(f"a client of {used[0]} alone pins more than Mailroom: {', '.join(pins)}")
+        if excluded and (wrong := excluded.intersection(pins)):
+            raise Failure(f"a client of {used[0]} pins packages of a trait it does not enable: {', '.join(wrong)}")
+        resolved = ", and pins nothing but Mailroom" if excluded is None else f", and pins {len(pins)} packages"
+    return (f"installs {used[0]} by {block.options['install']} in a fresh package, which prints "
+            f"'{expected}'{resolved}")
 
 
 def check(results, block, step):
@@ -560,12 +580,11 @@ def check_package(package, its_blocks, sources, results, blocks_by_doc):
         started = time.monotonic()
         generate_package(package, runnable, sources)
         build_samples(package, ["--target", SCAFFOLD])
-        if not package.is_root:
-            print(f"{package.folder}: its samples' package built in {time.monotonic() - started:.0f} s", flush=True)
+        print(f"the samples' package built in {time.monotonic() - started:.0f} s", flush=True)
     except Failure as error:
         for block in its_blocks:
-            results[block] = ("FAIL", f"not compiled: {package.label} and its samples do not build (below)")
-        return [f"{package.label}: {error}"]
+            results[block] = ("FAIL", "not compiled: this package and its samples do not build (below)")
+        return [f"this package: {error}"]
     shown = run(["swift", "build", "--package-path", str(package.work), "--show-bin-path"] + package.scratch)
     bin_path = Path(shown.stdout.strip())
 
@@ -580,8 +599,8 @@ def check_package(package, its_blocks, sources, results, blocks_by_doc):
                 build_samples(package, ["--product", block.target])
     except Failure as error:
         for block in compiling:
-            results[block] = ("FAIL", f"not run: {package.label} and its samples do not build (below)")
-        return [f"{package.label}: {error}"]
+            results[block] = ("FAIL", "not run: this package and its samples do not build (below)")
+        return [f"this package: {error}"]
     for block in compiling:
         check(results, block, lambda b: check_output(b, bin_path, blocks_by_doc))
     return []
@@ -602,15 +621,14 @@ def lock_work_folder():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", help="markdown files (default: README.md, docs/*.md, the DocC articles "
-                                                 "of this package and of the integration packages)")
+                                                 "of this package)")
     parser.add_argument("--no-install", action="store_true", help="skip the fresh packages of the README's set-up")
     arguments = parser.parse_args()
     lock = lock_work_folder()
     started = time.monotonic()
     docs = arguments.files or (["README.md"] + sorted(map(str, Path("docs").glob("*.md")))
-                               + sorted(map(str, Path("Sources").glob("*/*.docc/**/*.md")))
-                               + sorted(map(str, INTEGRATIONS.glob("*/Sources/*/*.docc/**/*.md"))))
-    packages = load_packages()
+                               + sorted(map(str, Path("Sources").glob("*/*.docc/**/*.md"))))
+    package = load_package()
 
     blocks, problems, blocks_by_doc, results, sources = [], [], {}, {}, {}
     for doc in docs:
@@ -623,20 +641,15 @@ def main():
             results[block] = ("skip", block.options["skip"])
         elif arguments.no_install and block.options.get("install"):
             results[block] = ("skip", "--no-install")
-        elif block.options.get("manifest"):
-            if "package" in block.options:
-                results[block] = ("FAIL", "package= is for a block that is compiled, not for a manifest fragment")
-        else:
+        elif not block.options.get("manifest"):
             try:
-                block.package = package_of(block, blocks_by_doc, packages)
                 sources[block] = main_swift(block, blocks_by_doc)
                 compiled.append(block)
             except Failure as error:
                 results[block] = ("FAIL", str(error))
 
-    for package in packages.values():
-        if its_blocks := [b for b in compiled if b.package is package]:
-            problems += check_package(package, its_blocks, sources, results, blocks_by_doc)
+    if compiled:
+        problems += check_package(package, compiled, sources, results, blocks_by_doc)
     clones = Clones()
     for block in blocks:
         if block not in results and block.options.get("manifest"):
@@ -644,10 +657,6 @@ def main():
 
     for block in blocks:
         status, message = results[block]
-        first, newline, rest = message.partition("\n")
-        if block.package and block.package.folder not in first and not block.package.is_root:
-            against = f" (against {block.package.folder})"  # which package it was compiled against
-            message = (first[:-1] + against + ":" if first.endswith(":") else first + against) + newline + rest
         print(f"{status:<4} {block.where}: {message}")
     for problem in problems:
         print(f"FAIL {problem}")

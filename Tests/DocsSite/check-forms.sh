@@ -3,9 +3,9 @@
 # public register and mail(of:) overloads of PostOffice agree, by Mailroom's symbol graph. Run after ./builddocs.sh,
 # which writes the graph.
 #
-#   Tests/DocsSite/check-forms.sh [symbol-graph]      (default: .build-docs/symbol-graphs/Mailroom.symbols.json)
+#   Tests/DocsSite/check-forms.sh [symbol-graph]      (default: .build-docs/graphs/Mailroom/Mailroom.symbols.json)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-python3 Tests/DocsSite/check_forms.py "${1:-.build-docs/symbol-graphs/Mailroom.symbols.json}" \
+python3 Tests/DocsSite/check_forms.py "${1:-.build-docs/graphs/Mailroom/Mailroom.symbols.json}" \
     Sources/Mailroom/Mailroom.docc/RegistrationForms.md

@@ -17,18 +17,21 @@ struct StartTests {
         return configuration
     }
 
-    @Test("a database that cannot be reached makes run() and listening() throw an error that says what was not reached, within the first-connection timeout")
+    @Test(
+        "a database that cannot be reached makes run() and listening() throw an error that says what was not reached, and the time it was given"
+    )
     func unreachableDatabase() async throws {
         let link = try PostgresLink(
             office: PostOffice(), carrying: [PriceChanged.self],
             database: .init(unixSocketPath: Self.socket, username: "u", password: nil, database: nil),
             configuration: Self.configuration(), logger: Server.logger)
         let listening = Task { try await link.listening() }
-        let started = ContinuousClock.now
         let error = await #expect(throws: PostgresLinkError.self) { try await link.run() }
-        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(error?.code == .unreachable)
-        #expect(error?.description == "the link could not reach the database: no connection to the Unix socket \(Self.socket) within 0.3 seconds")
+        #expect(
+            error?.description
+                == "the link could not reach the database: no connection to the Unix socket \(Self.socket) within 0.3 seconds"
+        )
         await #expect(throws: PostgresLinkError.self) { try await listening.value }
     }
 
@@ -42,7 +45,8 @@ struct StartTests {
             logger: Server.logger)
         let error = await #expect(throws: PostgresLinkError.self) { try await link.run() }
         #expect(error?.code == .unreachable)
-        #expect(error?.detail == "no connection to the database of the PostgresClient given to the link within 0.3 seconds")
+        #expect(
+            error?.detail == "no connection to the database of the PostgresClient given to the link within 0.3 seconds")
     }
 }
 #endif

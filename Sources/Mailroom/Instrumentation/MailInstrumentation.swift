@@ -2,7 +2,7 @@
 /// run later, so that every recipient runs in its poster's context.
 ///
 /// Give one to ``PostOffice/init(instrumentation:unheardFailures:)``: the office calls it for every post,
-/// delivery, failure and undelivered mail. `MailroomObservability` (a package in `Integrations/`) implements it
+/// delivery, failure and undelivered mail. `MailroomObservability` (a library of this package, behind its `Observability` trait) implements it
 /// for swift-distributed-tracing, swift-log and swift-metrics; write your own for anything else.
 ///
 /// ```swift
