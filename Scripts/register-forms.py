@@ -3,7 +3,7 @@
 
     Scripts/register-forms.py           writes the files below
     Scripts/register-forms.py --check   fails if any of them differs from what it would write (CI runs this)
-    Scripts/register-forms.py --topics .build-docs/symbol-graphs/Mailroom.symbols.json
+    Scripts/register-forms.py --topics .build-docs/graphs/Mailroom/Mailroom.symbols.json
                                         writes the register topic groups of PostOffice's page (after ./builddocs.sh;
                                         CI's link check fails on a form the page does not list)
 

@@ -178,6 +178,8 @@ enum PostgresExample {
 #else
 @main
 enum PostgresExample {
-    static func main() { print("PostgresExample needs the Postgres trait: swift run --traits Postgres PostgresExample") }
+    static func main() {
+        print("PostgresExample needs the Postgres trait: swift run --traits Postgres PostgresExample")
+    }
 }
 #endif

@@ -55,7 +55,7 @@ final class LinkCore: Sendable {
         on connection: PostgresConnection, _ work: @escaping @Sendable (Outbox, PostgresConnection) async throws -> T
     ) async throws -> T {
         let outbox = self.outbox
-        return try await within(configuration.queryTimeout, expire: { connection.closeNow() }) {
+        return try await within(configuration.queryTimeout, closing: connection) {
             try await work(outbox, connection)
         }
     }

@@ -3,7 +3,7 @@
 
     check_forms.py SYMBOL_GRAPH ARTICLE
 
-SYMBOL_GRAPH is Mailroom's symbol graph (builddocs.sh writes .build-docs/symbol-graphs/Mailroom.symbols.json);
+SYMBOL_GRAPH is Mailroom's symbol graph (builddocs.sh writes .build-docs/graphs/Mailroom/Mailroom.symbols.json);
 ARTICLE is Sources/Mailroom/Mailroom.docc/RegistrationForms.md. Fails when a public `register` or `mail(of:)`
 overload of PostOffice is not named by a cell of the article's tables, when a cell names a form that does not
 exist, or when a row's `queue:` column is wrong.

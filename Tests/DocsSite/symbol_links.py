@@ -4,7 +4,7 @@
     Tests/DocsSite/symbol_links.py [TYPE]
 
 TYPE defaults to PostOffice. Reads what ./builddocs.sh leaves in .build-docs: Mailroom's link hierarchy
-(archives/Mailroom-symbols.doccarchive/link-hierarchy.json) and symbol graph (symbol-graphs/Mailroom.symbols.json).
+(archives/Mailroom-symbols.doccarchive/link-hierarchy.json) and symbol graph (graphs/Mailroom/Mailroom.symbols.json).
 Each line is a link that DocC resolves to exactly one member, then the member's declaration, marked DEPRECATED
 when it is. An overloaded name is told apart by its parameter types, with `_` for those its overloads share
 (register(queue:_:)-(_,(M)->Void)), or else by DocC's hash of the symbol (register(_:_:)-4225d), which changes
@@ -24,7 +24,7 @@ def main():
     type_name = sys.argv[1] if len(sys.argv) > 1 else "PostOffice"
     hierarchy = json.loads((BUILD / "archives/Mailroom-symbols.doccarchive/link-hierarchy.json").read_text())
     nodes = hierarchy["pathHierarchy"]["nodes"]
-    graph = json.loads((BUILD / "symbol-graphs/Mailroom.symbols.json").read_text())
+    graph = json.loads((BUILD / "graphs/Mailroom/Mailroom.symbols.json").read_text())
     symbols = {symbol["identifier"]["precise"]: symbol for symbol in graph["symbols"]}
 
     owner = next((node for node in nodes if node.get("name") == type_name and "children" in node), None)

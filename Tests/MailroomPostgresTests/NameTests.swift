@@ -54,7 +54,8 @@ struct NameTests {
             unixSocketPath: "/nonexistent", username: "u", password: nil, database: nil)
         let configuration = PostgresLink.Configuration(origin: "o")
         func link(_ types: [any LinkedMail.Type], _ configuration: PostgresLink.Configuration) throws {
-            _ = try PostgresLink(office: PostOffice(), carrying: types, database: database, configuration: configuration)
+            _ = try PostgresLink(
+                office: PostOffice(), carrying: types, database: database, configuration: configuration)
         }
         #expect(
             throws: PostgresLinkError(
@@ -67,7 +68,8 @@ struct NameTests {
         badOrigin.origin = "two\nlines"
         #expect(
             throws: PostgresLinkError(
-                .invalidConfiguration, origin: "two\nlines", detail: "the origin is empty or contains a newline or a NUL")
+                .invalidConfiguration, origin: "two\nlines",
+                detail: "the origin is empty or contains a newline or a NUL")
         ) { try link([Short.self], badOrigin) }
         var longPrefix = configuration
         longPrefix.tablePrefix = String(repeating: "p", count: 47)

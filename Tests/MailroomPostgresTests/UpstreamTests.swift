@@ -28,7 +28,7 @@ extension DatabaseTests {
                 configuration: Server.configuration(), id: 1, logger: Server.logger)
             try await connection.close()
             await #expect(throws: ConnectionLost.self) {
-                try await within(.seconds(30), expire: {}) {
+                try await within(.seconds(30), closing: nil) {
                     try await connection.answer("SELECT 1", logger: Server.logger)
                 }
             }

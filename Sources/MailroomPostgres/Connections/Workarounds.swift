@@ -44,11 +44,11 @@ enum ConnectionLost: Error, CustomStringConvertible {
     }
 }
 
-/// The result of `work`; or, when `limit` passes first (or the task is cancelled), runs `expire`, which must make
-/// `work` end (by closing the connection it waits on), cancels `work`, and throws
-/// ``ConnectionLost/noAnswer(within:)`` (or `CancellationError`) once `work` has ended. No task outlives the call.
+/// The result of `work`; or, when `limit` passes first (or the task is cancelled), closes `connection` (which ends
+/// what `work` waits on it for), cancels `work`, and throws ``ConnectionLost/noAnswer(within:)`` (or
+/// `CancellationError`) once `work` has ended. No task outlives the call.
 func within<T: Sendable>(
-    _ limit: Duration, expire: @escaping @Sendable () -> Void, _ work: @escaping @Sendable () async throws -> T
+    _ limit: Duration, closing connection: PostgresConnection?, _ work: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await work() }
@@ -60,10 +60,10 @@ func within<T: Sendable>(
         do {
             if let result = try await group.next() ?? nil { return result }
         } catch is CancellationError {
-            expire()
+            connection?.closeNow()
             throw CancellationError()
         }
-        expire()
+        connection?.closeNow()
         group.cancelAll()
         while let outcome = await group.nextResult() {
             if case .success(let result?) = outcome { return result }

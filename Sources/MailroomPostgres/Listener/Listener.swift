@@ -45,7 +45,7 @@ final class Listener: Sendable {
         let limit = core.configuration.firstConnectionTimeout
         let deadline = ContinuousClock.now + limit
         do {
-            try await within(limit, expire: {}) { try await client.withConnection { _ in } }
+            try await within(limit, closing: nil) { try await client.withConnection { _ in } }
         } catch ConnectionLost.noAnswer {
             throw PostgresLinkError(.unreachable, detail: "no connection to \(core.database) within \(limit)")
         }
@@ -168,7 +168,7 @@ final class Listener: Sendable {
                 core.logger.debug("pruned the outbox", metadata: ["rows": "\(pruned)"])
             }
             try await Task.sleep(for: configuration.heartbeat)
-            try await within(configuration.heartbeat, expire: { connection.closeNow() }) {
+            try await within(configuration.heartbeat, closing: connection) {
                 try await core.outbox.ping(on: connection)
             }
         }

@@ -124,7 +124,8 @@ struct Outbox: Sendable {
 
     /// The channel's last committed sequence number, 0 before its first mail.
     func lastSequence(of channel: String, on connection: PostgresConnection) async throws -> Int64 {
-        let query: PostgresQuery = "SELECT coalesce(max(last_seq), 0) FROM \(unescaped: tables.channels) WHERE channel = \(channel)"
+        let query: PostgresQuery =
+            "SELECT coalesce(max(last_seq), 0) FROM \(unescaped: tables.channels) WHERE channel = \(channel)"
         return try await connection.answer(query, logger: logger).first?.decode(Int64.self) ?? 0
     }
 

@@ -59,7 +59,7 @@ final class Sender: Sendable {
                 do {
                     if machine.withLockedValue(\.isStopping) {
                         // Shutting down: a database that is gone must not hold it up beyond a few timeouts.
-                        try await within(core.configuration.queryTimeout, expire: {}) {
+                        try await within(core.configuration.queryTimeout, closing: nil) {
                             try await self.perform(action, on: client, core)
                         }
                     } else {

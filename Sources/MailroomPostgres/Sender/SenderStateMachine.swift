@@ -197,9 +197,12 @@ struct SenderStateMachine: Sendable {
         var batches: [String: Outbox.Batch] = [:]
         for queued in batch {
             let channel = queued.mail.channel
-            batches[channel, default: Outbox.Batch(
-                channel: channel, origin: origin, link: link, numbers: [], echo: false, linkedNames: [], bodies: [])]
-                .append(queued)
+            batches[
+                channel,
+                default: Outbox.Batch(
+                    channel: channel, origin: origin, link: link, numbers: [], echo: false, linkedNames: [], bodies: [])
+            ]
+            .append(queued)
         }
         return batches.keys.sorted().compactMap { batches[$0] }
     }

@@ -77,14 +77,16 @@ struct ChannelStateMachineTests {
     @Test("a page of the outbox is delivered in order, without what was delivered already")
     func pagesAreDelivered() {
         var machine = machine(at: 4)
-        #expect(machine.read([row(3), row(4), row(5), row(6)], complete: true) == [.deliver(row(5)), .deliver(row(6))])
+        #expect(
+            machine.read([row(3), row(4), row(5), row(6)], complete: true) == [.deliver(row(5)), .deliver(row(6))])
         #expect(machine.last == 6)
     }
 
     @Test("a page that is not the whole of it is followed by a read after its last")
     func incompletePagesReadOn() {
         var machine = machine(at: 0)
-        #expect(machine.read([row(1), row(2)], complete: false) == [.deliver(row(1)), .deliver(row(2)), .read(after: 2)])
+        #expect(
+            machine.read([row(1), row(2)], complete: false) == [.deliver(row(1)), .deliver(row(2)), .read(after: 2)])
     }
 
     @Test("numbers the outbox skips were pruned: they are reported as missed before the mail after them")
@@ -97,7 +99,8 @@ struct ChannelStateMachineTests {
     func announcedAndPrunedIsMissed() {
         var machine = machine(at: 4)
         #expect(machine.notified("10") == [.read(after: 4)])
-        #expect(machine.read([row(5), row(6)], complete: true) == [.deliver(row(5)), .deliver(row(6)), missed(7...10)])
+        #expect(
+            machine.read([row(5), row(6)], complete: true) == [.deliver(row(5)), .deliver(row(6)), missed(7...10)])
         #expect(machine.last == 10)
         #expect(machine.notified(whole(row(11))) == [.deliver(row(11))])
     }

@@ -70,7 +70,8 @@ struct LinkModelTests {
         var random: SplitMix64
         var database = Database()
         var sender = SenderStateMachine(origin: "model", link: 5, limit: 1_000)
-        var machines = Dictionary(uniqueKeysWithValues: LinkModelTests.channels.map { ($0, ChannelStateMachine(channel: $0)) })
+        var machines = Dictionary(
+            uniqueKeysWithValues: LinkModelTests.channels.map { ($0, ChannelStateMachine(channel: $0)) })
         /// Writes that failed and may still commit, as a statement can after its connection was given up.
         var ghosts: [Outbox.Batch] = []
         var posted: [String: [String]] = [:]
@@ -176,7 +177,8 @@ struct LinkModelTests {
                     missed[channel, default: []] += Array(sequences)
                 case .read(let sequence):
                     let rows = database.rows(of: channel, after: sequence)
-                    pending = machines[channel]!.read(rows, complete: rows.count < LinkModelTests.pageSize)[...]
+                    pending =
+                        machines[channel]!.read(rows, complete: rows.count < LinkModelTests.pageSize)[...]
                         + pending
                 }
             }

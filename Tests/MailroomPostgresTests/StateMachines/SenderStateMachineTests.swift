@@ -104,7 +104,9 @@ struct SenderStateMachineTests {
         #expect(sender.unsent == 0)
     }
 
-    @Test("after a failed write, the unconfirmed numbers are looked up first; what committed is dropped, the rest written again under the same numbers")
+    @Test(
+        "after a failed write, the unconfirmed numbers are looked up first; what committed is dropped, the rest written again under the same numbers"
+    )
     func failedWriteIsLookedUp() {
         var sender = machine()
         for body in ["a", "b", "c"] { _ = sender.enqueue(mail(body)) }
@@ -208,7 +210,9 @@ struct SenderStateMachineTests {
         #expect(sender.unsent == 0)
     }
 
-    @Test("after the stop, a failure is looked up and written again, and the third failure finishes, with the mail unsent")
+    @Test(
+        "after the stop, a failure is looked up and written again, and the third failure finishes, with the mail unsent"
+    )
     func failuresAfterStop() {
         var sender = machine()
         _ = sender.enqueue(mail("a"))

@@ -60,7 +60,8 @@ struct PriceService {
         office.register { (change: PriceChanged, origin: RemoteOrigin?) in
             await cache.drop(change.sku)
             logger.info(
-                "price changed", metadata: ["sku": "\(change.sku)", "cents": "\(change.cents)", "on": "\(origin?.name ?? name)"])
+                "price changed",
+                metadata: ["sku": "\(change.sku)", "cents": "\(change.cents)", "on": "\(origin?.name ?? name)"])
         }
 
         let router = Router()
