@@ -105,7 +105,7 @@ public final class PostgresLink: Service {
             logger: logger)
         self.core = core
         self.database = database
-        listener = Listener(channels: core.carriages.keys)
+        listener = Listener(channels: core.carriages.keys, tag: core.outbox.tables.tag)
         forwarders = carriages.map { $0.forwardPosts(core) }
         opener = office.register(sender: core) { [weak core] (letter: RemoteLetter) throws in try core?.open(letter) }
     }

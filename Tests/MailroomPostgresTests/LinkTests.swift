@@ -137,6 +137,46 @@ extension DatabaseTests {
             #expect(manuals.all == sent)
         }
 
+        @Test(
+            "links with a schema and a table prefix of their own exchange mail in their tables, apart from the default ones"
+        )
+        func schemaAndPrefix() async throws {
+            try await Server.withConnection { connection in
+                try await connection.query("CREATE SCHEMA IF NOT EXISTS link_tests", logger: Server.logger)
+            }
+            let apart: (inout PostgresLink.Configuration) -> Void = {
+                $0.schema = "link_tests"
+                $0.tablePrefix = "Apart_"
+            }
+            let sending = try await RunningLink.start([PriceChanged.self], origin: uniqueOrigin("a"), configure: apart)
+            let receiving = try await RunningLink.start(
+                [PriceChanged.self], origin: uniqueOrigin("b"), configure: apart)
+            let elsewhere = try await RunningLink.start([PriceChanged.self], origin: uniqueOrigin("c"))
+            let received = Inbox<PriceChanged>()
+            receiving.office.register { (change: PriceChanged, _: RemoteOrigin) in received.append(change) }
+            let leaked = Inbox<PriceChanged>()
+            elsewhere.office.register { (change: PriceChanged, _: RemoteOrigin) in leaked.append(change) }
+            sending.office.post(PriceChanged(sku: "apart", cents: 1))
+            try await waitUntil("it arrives") { received.count == 1 }
+            await sending.stop()
+            await receiving.stop()
+            await elsewhere.stop()
+
+            #expect(received.all == [PriceChanged(sku: "apart", cents: 1)])
+            #expect(leaked.all.isEmpty, "a link on the default tables shares nothing with them")
+            let tables = try await Server.withConnection { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables
+                    WHERE schemaname = 'link_tests'
+                    """, logger: Server.logger)
+                var names = ""
+                for try await found in rows.decode(String.self) { names = found }
+                return names
+            }
+            #expect(tables == "Apart_channels,Apart_outbox")
+        }
+
         @Test("mail larger than the configured maximum is not sent: the poster's office reports it")
         func tooLargeToSendIsReported() async throws {
             let sending = try await RunningLink.start([Manual.self], origin: uniqueOrigin("a")) {

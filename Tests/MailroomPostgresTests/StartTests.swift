@@ -6,8 +6,9 @@ import Testing
 
 @testable import MailroomPostgres
 
-/// How a link starts when it cannot: no database, or a client nobody runs. No server is needed.
-@Suite("Starting without a database")
+/// A link without a database: one that cannot be reached, a client nobody runs, and a queue that fills up while
+/// nothing is written. No server is needed.
+@Suite("Without a database")
 struct StartTests {
     static let socket = "/nonexistent-mailroom-test/.s.PGSQL.5432"
 
@@ -47,6 +48,30 @@ struct StartTests {
         #expect(error?.code == .unreachable)
         #expect(
             error?.detail == "no connection to the database of the PostgresClient given to the link within 0.3 seconds")
+    }
+
+    @Test(
+        "posts beyond maximumUnsent are not queued: each is a queueFull failure on the poster's office, with the mail, and unsent stays at the limit"
+    )
+    func fullQueue() throws {
+        var configuration = Self.configuration()
+        configuration.maximumUnsent = 2
+        let office = PostOffice()
+        let link = try PostgresLink(
+            office: office, carrying: [PriceChanged.self],
+            database: .init(unixSocketPath: Self.socket, username: "u", password: nil, database: nil),
+            configuration: configuration, logger: Server.logger)
+        let failures = Inbox<DeliveryFailure>()
+        office.register { (failure: DeliveryFailure) in failures.append(failure) }
+        for cents in 1...4 { office.post(PriceChanged(sku: "tea", cents: cents)) }
+
+        #expect(link.unsent == 2)
+        #expect(failures.all.map { ($0.mail as? PriceChanged)?.cents } == [3, 4])
+        let errors = failures.all.compactMap { $0.error as? PostgresLinkError }
+        #expect(errors.map(\.code) == [.queueFull, .queueFull])
+        #expect(errors.first?.size == 2)
+        #expect(
+            errors.first?.description == "2 mail are waiting to be written, the link's limit: this one was not sent")
     }
 }
 #endif

@@ -20,14 +20,18 @@ struct ChannelStateMachine: Sendable, Hashable {
     }
 
     let channel: String
+    /// The tag of the tables the link reads (``Tables/tag``): notifications that carry another are another table
+    /// set's, on a channel of the same name, and are not this link's to read.
+    let tag: String
     /// The number of the last mail delivered (or, before the first, the channel's last number when the link first
     /// listened); `nil` until then.
     private(set) var last: Int64?
     /// The highest number a notification announced: mail up to it that the outbox no longer has was pruned.
     private var announced: Int64 = 0
 
-    init(channel: String) {
+    init(channel: String, tag: String) {
         self.channel = channel
+        self.tag = tag
     }
 
     /// Whether the channel's position must be read (``positioned(at:)``) before the first `LISTEN`.
@@ -46,7 +50,9 @@ struct ChannelStateMachine: Sendable, Hashable {
     /// A notification arrived with `payload`.
     mutating func notified(_ payload: String) -> [Action] {
         let last = self.last ?? 0
-        guard let notification = Notification(payload) else {
+        let notification = Notification(payload)
+        if let other = notification?.tag, other != tag { return [] }
+        guard let notification else {
             let malformed = PostgresLinkError(.malformedNotification, channel: channel, detail: payload)
             return [.report(malformed), .read(after: last)]
         }
@@ -86,23 +92,27 @@ struct ChannelStateMachine: Sendable, Hashable {
     }
 }
 
-/// A link's notification: the number alone, or the number, the link's id, `t` or `f` for echo, the origin, the
-/// linked name and the body, on lines of their own.
+/// A link's notification: the tag of its tables (8 hexadecimal digits) and the number, or the tag, the number, the
+/// link's id, `t` or `f` for echo, the origin, the linked name and the body, on lines of their own.
 struct Notification: Hashable, Sendable {
+    var tag: String
     var sequence: Int64
     /// The whole mail, when it fit in the notification.
     var row: Outbox.Row?
 
     /// The notification of `payload`, or `nil` if no link wrote it.
     init?(_ payload: String) {
-        let lines = payload.split(separator: "\n", maxSplits: 5, omittingEmptySubsequences: false)
-        guard let sequence = Int64(lines[0]), sequence > 0 else { return nil }
+        let lines = payload.split(separator: "\n", maxSplits: 6, omittingEmptySubsequences: false)
+        guard lines.count >= 2, lines[0].utf8.count == 8, UInt32(lines[0], radix: 16) != nil,
+            let sequence = Int64(lines[1]), sequence > 0
+        else { return nil }
+        tag = String(lines[0])
         self.sequence = sequence
-        if lines.count == 1 { return }
-        guard lines.count == 6, let link = Int64(lines[1]), lines[2] == "t" || lines[2] == "f" else { return nil }
+        if lines.count == 2 { return }
+        guard lines.count == 7, let link = Int64(lines[2]), lines[3] == "t" || lines[3] == "f" else { return nil }
         row = Outbox.Row(
-            sequence: sequence, origin: String(lines[3]), link: link, echo: lines[2] == "t",
-            linkedName: String(lines[4]), body: String(lines[5]))
+            sequence: sequence, origin: String(lines[4]), link: link, echo: lines[3] == "t",
+            linkedName: String(lines[5]), body: String(lines[6]))
     }
 }
 #endif

@@ -16,9 +16,9 @@ final class Listener: Sendable {
     private let channels: [String: NIOLockedValueBox<ChannelStateMachine>]
     private let gate = ListeningGate()
 
-    init(channels: some Sequence<String>) {
+    init(channels: some Sequence<String>, tag: String) {
         self.channels = Dictionary(
-            uniqueKeysWithValues: channels.map { ($0, NIOLockedValueBox(ChannelStateMachine(channel: $0))) })
+            uniqueKeysWithValues: channels.map { ($0, NIOLockedValueBox(ChannelStateMachine(channel: $0, tag: tag))) })
     }
 
     /// Listens until cancelled; throws if the first connection cannot be had in time, or the origin is in use when
@@ -68,34 +68,31 @@ final class Listener: Sendable {
                 core.logger.warning(
                     "lost the listening connection; leasing another",
                     metadata: ["error": "\(String(reflecting: error))"])
-                try? await Task.sleep(for: min(.milliseconds(20) * (1 << min(failures - 1, 6)), .seconds(1)))
+                try? await Task.sleep(for: retryDelay(afterFailures: failures))
             }
         }
     }
 
     /// Holds the origin's lock and listens on `connection` until a part fails or the task is cancelled; then gives
-    /// the lock back.
+    /// the lock back (or closes the connection, which drops it).
     private func session(on connection: PostgresConnection, _ core: LinkCore) async throws {
         try await core.prepareTables(on: connection)
-        if let holder = try await core.answer(on: connection, { try await $0.lockOrigin(core.origin, on: $1) }) {
+        let holder = try await core.answer(on: connection) { try await $0.lockOrigin(core.origin, on: $1) }
+        if let holder {
             let error = PostgresLinkError(.originInUse, origin: core.origin, detail: "it is held by \(holder)")
             guard gate.isOpen else { throw error }
             // After a reconnection, the lock of this link's last connection may not be released yet, or another
             // link took the origin meanwhile: both are delivered in full (mail is told apart by the link's id).
             core.logger.error("\(error)")
-            return try await listenOnChannels(on: connection, core)
         }
         do {
             try await listenOnChannels(on: connection, core)
+            if holder == nil {
+                try await core.answer(on: connection) { try await $0.unlockOrigin(core.origin, on: $1) }
+            }
         } catch {
             if !connection.isClosed { connection.closeNow() }
             throw error
-        }
-        do {
-            try await core.answer(on: connection) { try await $0.unlockOrigin(core.origin, on: $1) }
-        } catch {
-            // The lock goes with the session.
-            connection.closeNow()
         }
     }
 

@@ -48,8 +48,9 @@ struct Outbox: Sendable {
     /// commits, so that processes starting together do not race to create them.
     func createTables(on connection: PostgresConnection) async throws {
         let (channels, outbox, write) = (tables.channels, tables.outbox, tables.write)
-        // A notification carries the whole mail when it fits (number, link, echo, origin, name and body on lines of
-        // their own), otherwise its number. The statements of a PL/pgSQL function are planned once per session.
+        // A notification carries the tables' tag and the whole mail when it fits (number, link, echo, origin, name
+        // and body on lines of their own), otherwise the tag and the number (``Notification``). The statements of a
+        // PL/pgSQL function are planned once per session.
         let query = PostgresQuery(
             unsafeSQL: """
                 DO $mailroom$ BEGIN
@@ -88,11 +89,11 @@ struct Outbox: Sendable {
                         SELECT p_channel, base + m.i, p_origin, p_link, m.number, p_echo, m.type_name, m.body
                         FROM unnest(p_numbers, p_names, p_bodies) WITH ORDINALITY AS m(number, type_name, body, i);
                         FOR i IN 1..n LOOP
-                            payload := (base + i)::text || E'\\n' || p_link::text || E'\\n'
+                            payload := '\(tables.tag)' || E'\\n' || (base + i)::text || E'\\n' || p_link::text || E'\\n'
                                 || CASE WHEN p_echo THEN 't' ELSE 'f' END || E'\\n' || p_origin || E'\\n'
                                 || p_names[i] || E'\\n' || p_bodies[i];
                             PERFORM pg_notify(p_channel, CASE WHEN octet_length(payload) < \(Self.notificationLimit)
-                                THEN payload ELSE (base + i)::text END);
+                                THEN payload ELSE '\(tables.tag)' || E'\\n' || (base + i)::text END);
                         END LOOP;
                         RETURN n;
                     END

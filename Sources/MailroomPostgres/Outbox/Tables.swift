@@ -13,6 +13,9 @@ struct Tables: Sendable, Hashable {
     let createdAtIndex: String
     /// Identifies these tables among advisory locks: the lock taken while creating them, and the origins' locks.
     let key: Int64
+    /// Identifies these tables' notifications, which share PostgreSQL's channels with those of any other tables in
+    /// the database: 8 hexadecimal digits, the first line of each.
+    let tag: String
 
     /// The longest suffix the prefix is followed by.
     private static let longestSuffix = "outbox_created_at"
@@ -24,6 +27,8 @@ struct Tables: Sendable, Hashable {
         write = qualifier + Self.quoted(prefix + "write")
         createdAtIndex = Self.quoted(prefix + Self.longestSuffix)
         key = Int64(bitPattern: FNV1a.hash("tables\n\(outbox)"))
+        let digits = String(FNV1a.hash("notifications\n\(outbox)") & 0xffff_ffff, radix: 16)
+        tag = String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     /// The key of the advisory lock a live link holds for `origin` on these tables.

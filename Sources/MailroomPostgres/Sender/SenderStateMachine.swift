@@ -170,7 +170,7 @@ struct SenderStateMachine: Sendable {
 
     /// How long to wait after ``failures`` failures in a row before the next action: 20 ms, doubling to 1 s.
     var retryDelay: Duration {
-        min(.milliseconds(20) * (1 << min(max(failures - 1, 0), 6)), .seconds(1))
+        MailroomPostgres.retryDelay(afterFailures: failures)
     }
 
     /// The queue's next mail after the written ones, up to ``batchLimit``, numbered if they were not yet.

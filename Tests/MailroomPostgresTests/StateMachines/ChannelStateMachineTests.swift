@@ -11,9 +11,17 @@ struct ChannelStateMachineTests {
             sequence: sequence, origin: "o", link: 9, echo: false, linkedName: "N", body: body ?? "\(sequence)")
     }
 
-    /// A notification that carries the whole of `row`.
-    func whole(_ row: Outbox.Row) -> String {
-        "\(row.sequence)\n\(row.link)\n\(row.echo ? "t" : "f")\n\(row.origin)\n\(row.linkedName)\n\(row.body)"
+    /// The tag of the machine's tables.
+    static let tag = "0a1b2c3d"
+
+    /// A notification of `sequence` alone, from the tables of `tag`.
+    func number(_ sequence: Int64, tag: String = tag) -> String {
+        "\(tag)\n\(sequence)"
+    }
+
+    /// A notification that carries the whole of `row`, from the tables of `tag`.
+    func whole(_ row: Outbox.Row, tag: String = tag) -> String {
+        "\(tag)\n\(row.sequence)\n\(row.link)\n\(row.echo ? "t" : "f")\n\(row.origin)\n\(row.linkedName)\n\(row.body)"
     }
 
     func missed(_ sequences: ClosedRange<Int64>) -> ChannelStateMachine.Action {
@@ -22,14 +30,14 @@ struct ChannelStateMachineTests {
 
     /// A machine positioned at `last`.
     func machine(at last: Int64) -> ChannelStateMachine {
-        var machine = ChannelStateMachine(channel: "c")
+        var machine = ChannelStateMachine(channel: "c", tag: Self.tag)
         machine.positioned(at: last)
         return machine
     }
 
     @Test("it needs its position once; a later position does not move it")
     func positionOnce() {
-        var machine = ChannelStateMachine(channel: "c")
+        var machine = ChannelStateMachine(channel: "c", tag: Self.tag)
         #expect(machine.needsPosition)
         machine.positioned(at: 4)
         #expect(!machine.needsPosition)
@@ -49,7 +57,7 @@ struct ChannelStateMachineTests {
     func oldNotificationsAreDropped() {
         var machine = machine(at: 4)
         #expect(machine.notified(whole(row(4))) == [])
-        #expect(machine.notified("3") == [])
+        #expect(machine.notified(number(3)) == [])
         #expect(machine.last == 4)
     }
 
@@ -57,13 +65,15 @@ struct ChannelStateMachineTests {
     func gapsAndNumbersRead() {
         var machine = machine(at: 4)
         #expect(machine.notified(whole(row(7))) == [.read(after: 4)])
-        #expect(machine.notified("5") == [.read(after: 4)])
+        #expect(machine.notified(number(5)) == [.read(after: 4)])
         #expect(machine.last == 4)
     }
 
     @Test("a notification no link wrote is reported, and the outbox read")
     func malformedNotifications() {
-        for payload in ["", "x", "0", "-3", "5\nnot-a-number\nt\no\nN\n{}", "5\n9\nmaybe\no\nN\n{}", "5\n9\nt\no"] {
+        let tagged = ["0", "-3", "x", "5\nnot-a-number\nt\no\nN\n{}", "5\n9\nmaybe\no\nN\n{}", "5\n9\nt\no"]
+        let untagged = ["", "x", "5", "a1b2\n5", "zzzzzzzz\n5"]
+        for payload in untagged + tagged.map({ "\(Self.tag)\n\($0)" }) {
             var machine = machine(at: 4)
             #expect(
                 machine.notified(payload)
@@ -98,7 +108,7 @@ struct ChannelStateMachineTests {
     @Test("mail announced by a notification and gone from the outbox is reported as missed, up to what was announced")
     func announcedAndPrunedIsMissed() {
         var machine = machine(at: 4)
-        #expect(machine.notified("10") == [.read(after: 4)])
+        #expect(machine.notified(number(10)) == [.read(after: 4)])
         #expect(
             machine.read([row(5), row(6)], complete: true) == [.deliver(row(5)), .deliver(row(6)), missed(7...10)])
         #expect(machine.last == 10)
@@ -111,8 +121,18 @@ struct ChannelStateMachineTests {
         let notification = try #require(Notification(whole(sent)))
         #expect(notification.sequence == 12)
         #expect(notification.row == sent)
-        #expect(Notification("12") == Notification("12"))
-        #expect(Notification("12")?.row == nil)
+        #expect(Notification(number(12))?.sequence == 12)
+        #expect(Notification(number(12))?.row == nil)
+        #expect(Notification(number(12))?.tag == Self.tag)
+    }
+
+    @Test("a notification of other tables, on a channel of the same name, is not this link's: it is dropped")
+    func otherTablesAreIgnored() {
+        var machine = machine(at: 4)
+        #expect(machine.notified(whole(row(5), tag: "ffff0000")) == [])
+        #expect(machine.notified(number(9, tag: "ffff0000")) == [])
+        #expect(machine.last == 4)
+        #expect(machine.notified(whole(row(5))) == [.deliver(row(5))])
     }
 }
 #endif

@@ -12,6 +12,7 @@ import Testing
 @Suite("The link's machines against a model database")
 struct LinkModelTests {
     static let channels = ["alpha", "beta"]
+    static let tag = "00c0ffee"
     /// Small, so that reads take several pages.
     static let pageSize = 3
     /// A notification carries mail whose body is shorter than this; longer mail is read from the outbox.
@@ -38,10 +39,11 @@ struct LinkModelTests {
                     linkedName: batch.linkedNames[index], body: batch.bodies[index])
                 outbox[batch.channel, default: [:]][row.sequence] = row
                 committed[batch.channel, default: [:]][row.sequence] = row
+                let tag = LinkModelTests.tag
                 let whole =
-                    "\(row.sequence)\n\(row.link)\n\(row.echo ? "t" : "f")\n\(row.origin)\n\(row.linkedName)\n\(row.body)"
+                    "\(tag)\n\(row.sequence)\n\(row.link)\n\(row.echo ? "t" : "f")\n\(row.origin)\n\(row.linkedName)\n\(row.body)"
                 notifications[batch.channel, default: []].append(
-                    row.body.count < LinkModelTests.notificationLimit ? whole : "\(row.sequence)")
+                    row.body.count < LinkModelTests.notificationLimit ? whole : "\(tag)\n\(row.sequence)")
             }
             lastSequence[batch.channel] = base + Int64(batch.bodies.count)
             return true
@@ -71,7 +73,7 @@ struct LinkModelTests {
         var database = Database()
         var sender = SenderStateMachine(origin: "model", link: 5, limit: 1_000)
         var machines = Dictionary(
-            uniqueKeysWithValues: LinkModelTests.channels.map { ($0, ChannelStateMachine(channel: $0)) })
+            uniqueKeysWithValues: LinkModelTests.channels.map { ($0, ChannelStateMachine(channel: $0, tag: LinkModelTests.tag)) })
         /// Writes that failed and may still commit, as a statement can after its connection was given up.
         var ghosts: [Outbox.Batch] = []
         var posted: [String: [String]] = [:]
