@@ -22,6 +22,14 @@ let traits: Set<Trait> = [
 let observability = TargetDependencyCondition.when(traits: ["Observability"])
 let postgres = TargetDependencyCondition.when(traits: ["Postgres"])
 
+/// What the programs that link offices use: the example, the multi-process tests' peer and the benchmark.
+let postgresProgram: [Target.Dependency] = [
+    "Mailroom", "MailroomPostgres",
+    .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+    .product(name: "Logging", package: "swift-log", condition: postgres),
+    .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
+]
+
 let package = Package(
     name: "Mailroom",
     platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
@@ -87,12 +95,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PostgresExample",
-            dependencies: [
-                "Mailroom", "MailroomPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
-                .product(name: "Logging", package: "swift-log", condition: postgres),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
-            ],
+            dependencies: postgresProgram,
             path: "Examples/Postgres"
         ),
 
@@ -127,22 +130,12 @@ let package = Package(
         .executableTarget(name: "MemoryCheck", dependencies: ["Mailroom"], path: "Tests/MemoryCheck"),
         .executableTarget(
             name: "LinkPeer",
-            dependencies: [
-                "Mailroom", "MailroomPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
-                .product(name: "Logging", package: "swift-log", condition: postgres),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
-            ],
+            dependencies: postgresProgram,
             path: "Tests/LinkPeer"
         ),
         .executableTarget(
             name: "LinkBenchmark",
-            dependencies: [
-                "Mailroom", "MailroomPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
-                .product(name: "Logging", package: "swift-log", condition: postgres),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
-            ],
+            dependencies: postgresProgram,
             path: "Benchmarks/LinkBenchmark"
         ),
     ],

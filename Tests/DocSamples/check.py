@@ -549,8 +549,9 @@ def check_manifest(block, clones):
                   {f"{names[0]}/RoundTrip.swift": library,
                    "Main/main.swift": f"import {names[0]}\n\ntry await roundTrip()\n"})
     # A package that installs an integration builds in this package's .build, where postgres-nio and the rest are
-    # built already; it resolves in its own folder all the same (its Package.resolved is its own). One that installs
-    # Mailroom alone builds in a folder of its own.
+    # built already; it resolves in its own folder all the same (its Package.resolved is its own), but it changes
+    # .build's checkouts to its own: CI runs these last. One that installs Mailroom alone builds in a folder of its
+    # own.
     scratch = folder / ".build" if used[0] == "Mailroom" else ROOT / ".build"
     where = ["--package-path", str(folder), "--scratch-path", str(scratch), "--manifest-cache", "none"]
     # Resolved first, on its own: a build in a shared folder does not always write the package's Package.resolved.
@@ -637,6 +638,9 @@ def main():
     parser.add_argument("files", nargs="*", help="markdown files (default: README.md, docs/*.md, the DocC articles "
                                                  "of this package)")
     parser.add_argument("--no-install", action="store_true", help="skip the fresh packages of the README's set-up")
+    parser.add_argument("--installs-only", action="store_true",
+                        help="only the fresh packages of the README's set-up; the integrations' build in this "
+                             "package's .build and change its checkouts: run it after every other use of .build")
     arguments = parser.parse_args()
     lock = lock_work_folder()
     started = time.monotonic()
@@ -655,6 +659,8 @@ def main():
             results[block] = ("skip", block.options["skip"])
         elif arguments.no_install and block.options.get("install"):
             results[block] = ("skip", "--no-install")
+        elif arguments.installs_only and not block.options.get("install"):
+            results[block] = ("skip", "--installs-only")
         elif not block.options.get("manifest"):
             try:
                 sources[block] = main_swift(block, blocks_by_doc)
@@ -665,9 +671,12 @@ def main():
     if compiled:
         problems += check_package(package, compiled, sources, results, blocks_by_doc)
     clones = Clones()
-    for block in blocks:
-        if block not in results and block.options.get("manifest"):
-            check(results, block, lambda b: check_manifest(b, clones))
+    # The integrations' fresh packages share .build, where each resolution drops the checkouts it does not need:
+    # the one that needs most goes first, so that the next rebuilds nothing it shares with it.
+    order = {product: rank for rank, product in enumerate(["MailroomPostgres", "MailroomObservability"])}
+    manifests = [b for b in blocks if b not in results and b.options.get("manifest")]
+    for block in sorted(manifests, key=lambda b: min((order.get(p, 9) for p in INSTALLS if p in b.code), default=9)):
+        check(results, block, lambda b: check_manifest(b, clones))
 
     for block in blocks:
         status, message = results[block]
