@@ -73,7 +73,9 @@ struct LinkModelTests {
         var database = Database()
         var sender = SenderStateMachine(origin: "model", link: 5, limit: 1_000)
         var machines = Dictionary(
-            uniqueKeysWithValues: LinkModelTests.channels.map { ($0, ChannelStateMachine(channel: $0, tag: LinkModelTests.tag)) })
+            uniqueKeysWithValues: LinkModelTests.channels.map {
+                ($0, ChannelStateMachine(channel: $0, tag: LinkModelTests.tag))
+            })
         /// Writes that failed and may still commit, as a statement can after its connection was given up.
         var ghosts: [Outbox.Batch] = []
         var posted: [String: [String]] = [:]
