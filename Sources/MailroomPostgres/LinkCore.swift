@@ -107,6 +107,16 @@ final class LinkCore: Sendable {
             sender: self)
     }
 
+    /// Reports `error`, which a subscription's recipient threw for `row`, or which kept it from reaching one, on
+    /// the office: as the failure of the letter of that mail.
+    func report(_ error: any Error, handling row: Outbox.Row, from channel: String) {
+        office.post(
+            RemoteLetter(
+                channel: channel, sequence: row.sequence, origin: row.origin, isOwn: false,
+                linkedName: row.linkedName, body: row.body, fault: error),
+            sender: self)
+    }
+
     /// Decodes `letter` and posts its mail, or throws why it cannot.
     func open(_ letter: RemoteLetter) throws {
         if let fault = letter.fault { throw fault }

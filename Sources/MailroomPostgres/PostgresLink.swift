@@ -49,6 +49,8 @@ public final class PostgresLink: Service {
     private let database: Database
     private let listener: Listener
     private let isRunning = NIOLockedValueBox(false)
+    /// The subscriptions, in the order they were made.
+    private let subscriptions = NIOLockedValueBox<[PostgresSubscription]>([])
     private let forwarders: [RecipientId]
     private let opener: RecipientId
 
@@ -122,7 +124,7 @@ public final class PostgresLink: Service {
     /// answers, and returns; or until the task is cancelled, and returns at once.
     ///
     /// It returns only when everything it started has ended: its client's run, when it made the client, and its
-    /// listening and writing. It creates the tables and the function it needs unless they exist (named by the
+    /// listening, writing and subscriptions' reading. It creates the tables and the function it needs unless they exist (named by the
     /// ``Configuration/tablePrefix``), holds its origin's lock while it listens, and deletes the outbox's mail
     /// older than the ``Configuration/retention``. It may run again after it returns, and goes on where it
     /// stopped.
@@ -163,6 +165,35 @@ public final class PostgresLink: Service {
         try await listener.listening()
     }
 
+    /// A durable reader of this link's mail named `name`: processes that make a subscription of the same name, on
+    /// links with the same tables, share its stored positions. Give it its recipients
+    /// (``PostgresSubscription/receive(_:_:)``) before ``run()``, which runs it.
+    ///
+    /// - Parameters:
+    ///   - name: The subscription's name, not empty, without a NUL.
+    ///   - start: Where it starts on a channel it has no stored position on yet.
+    /// - Throws: ``PostgresLinkError`` with the code ``PostgresLinkError/Code/invalidName`` for a name that cannot
+    ///   be used, ``PostgresLinkError/Code/duplicateSubscription`` when the link has one of that name, or
+    ///   ``PostgresLinkError/Code/alreadyRunning`` while the link runs.
+    public func subscription(_ name: String, startingAt start: PostgresSubscription.Start = .end) throws
+        -> PostgresSubscription
+    {
+        guard !name.isEmpty, !name.contains("\0") else {
+            throw PostgresLinkError(.invalidName, subscription: name, detail: "it is empty or contains a NUL")
+        }
+        return try isRunning.withLockedValue { running in
+            guard !running else { throw PostgresLinkError(.alreadyRunning, origin: origin, subscription: name) }
+            return try subscriptions.withLockedValue { subscriptions in
+                guard !subscriptions.contains(where: { $0.name == name }) else {
+                    throw PostgresLinkError(.duplicateSubscription, subscription: name)
+                }
+                let subscription = PostgresSubscription(name: name, start: start, core: core)
+                subscriptions.append(subscription)
+                return subscription
+            }
+        }
+    }
+
     /// Sends `mail` in the transaction open on `connection`: other processes receive it if and only if that
     /// transaction commits, and this process's office receives it (as local mail) once the link reads it back.
     ///
@@ -191,9 +222,17 @@ public final class PostgresLink: Service {
     /// Listens and writes through `client` until a graceful shutdown (then writes what is queued) or cancellation.
     private func work(on client: PostgresClient) async throws {
         let (core, listener) = (self.core, self.listener)
+        let subscriptions = self.subscriptions.withLockedValue { $0 }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await cancelWhenGracefulShutdown { try await listener.run(on: client, core) }
+            }
+            for subscription in subscriptions {
+                group.addTask {
+                    try await cancelWhenGracefulShutdown {
+                        try await subscription.run(on: client, watermarks: listener.watermarks)
+                    }
+                }
             }
             group.addTask {
                 await withGracefulShutdownHandler {

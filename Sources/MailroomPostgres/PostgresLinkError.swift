@@ -27,7 +27,8 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
         /// The configuration cannot be used: its origin is empty or contains a newline or a NUL, or its table prefix
         /// or schema does not make a valid PostgreSQL name (thrown by the initializer).
         public static let invalidConfiguration = Code("invalidConfiguration")
-        /// ``PostgresLink/run()`` was called while it was running.
+        /// ``PostgresLink/run()`` was called while it was running, or a subscription was added or changed while the
+        /// link was running.
         public static let alreadyRunning = Code("alreadyRunning")
         /// The link did not reach the database within ``PostgresLink/Configuration/firstConnectionTimeout`` of its start
         /// (thrown by ``PostgresLink/run()`` and ``PostgresLink/listening()``).
@@ -50,6 +51,10 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
         /// for longer than ``PostgresLink/Configuration/retention``.
         public static let missedMail = Code("missedMail")
 
+        /// A second subscription was given a name that the link has one of already
+        /// (thrown by ``PostgresLink/subscription(_:startingAt:)``).
+        public static let duplicateSubscription = Code("duplicateSubscription")
+
         /// The code's name, such as `missedMail`.
         public var description: String { name }
     }
@@ -69,13 +74,15 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
     public var limit: Int?
     /// The sequence numbers of the mail that was missed.
     public var sequences: ClosedRange<Int64>?
+    /// The name of the ``PostgresSubscription`` involved.
+    public var subscription: String?
     /// Further detail in words: why a name is invalid, the notification that was malformed, what could not be
     /// reached and why, who holds the origin.
     public var detail: String?
 
     init(
         _ code: Code, name: String? = nil, channel: String? = nil, origin: String? = nil, size: Int? = nil,
-        limit: Int? = nil, sequences: ClosedRange<Int64>? = nil, detail: String? = nil
+        limit: Int? = nil, sequences: ClosedRange<Int64>? = nil, subscription: String? = nil, detail: String? = nil
     ) {
         self.code = code
         self.name = name
@@ -84,6 +91,7 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
         self.size = size
         self.limit = limit
         self.sequences = sequences
+        self.subscription = subscription
         self.detail = detail
     }
 
@@ -93,10 +101,16 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
         let channel = self.channel.map { "\"\($0)\"" } ?? "?"
         let detail = self.detail ?? ""
         switch code {
+        case .invalidName where subscription != nil:
+            return "the subscription name \"\(subscription ?? "")\" cannot be used: \(detail)"
         case .invalidName:
             return "the linked name or channel \(name) cannot be used: \(detail)"
+        case .duplicateName where subscription != nil:
+            return "the subscription \"\(subscription ?? "")\" receives \(name) already"
         case .duplicateName:
             return "two carried types are named \(name) on the channel \(channel)"
+        case .duplicateSubscription:
+            return "the link has a subscription named \"\(subscription ?? "")\" already"
         case .invalidConfiguration:
             return "the link's configuration cannot be used: \(detail)"
         case .alreadyRunning:
@@ -117,7 +131,8 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
             return "the notification \"\(detail.prefix(80))\" on the channel \(channel) is not a link's"
         case .missedMail:
             let sequences = self.sequences.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "?"
-            return "mail \(sequences) on the channel \(channel) left the outbox before this process read it"
+            let reader = subscription.map { "the subscription \"\($0)\"" } ?? "this process"
+            return "mail \(sequences) on the channel \(channel) left the outbox before \(reader) read it"
         default:
             return "\(code): \(detail)"
         }

@@ -22,12 +22,13 @@ public struct RemoteLetter: Mail, CustomStringConvertible {
 
     /// Whether this process's own link wrote it (mail it sent in a transaction, delivered here as local mail).
     let isOwn: Bool
-    /// Why it cannot be delivered before it is even decoded, if so.
-    let fault: PostgresLinkError?
+    /// Why it cannot be delivered, if known before it is posted: a ``PostgresLinkError``, or the error of a
+    /// subscription's recipient.
+    let fault: (any Error)?
 
     init(
         channel: String, sequence: Int64, origin: String, isOwn: Bool, linkedName: String, body: String,
-        fault: PostgresLinkError? = nil
+        fault: (any Error)? = nil
     ) {
         self.channel = channel
         self.sequence = sequence

@@ -1,12 +1,14 @@
 #if Postgres
 // One process of the multi-process tests: links an office to the test's database, posts mail of three types and
 // many sizes when told to, and reports what it received from the other processes. (`LinkPeer --upstream PROBE`
-// shows a fault of postgres-nio instead: see Upstream.swift.)
+// shows a fault of postgres-nio instead: see Upstream.swift; `LinkPeer --subscribe NAME ...` runs a named
+// subscription: see Subscriber.swift.)
 //
 //   LinkPeer ORIGIN COUNT OTHER-ORIGIN...
 //
 // Connects to the Unix socket in MAILROOM_POSTGRES_SOCKET and prints `ready` once it listens (or `refused` and why,
-// and exits with 3, when the link cannot start: another live link has its origin, say). Then reads commands,
+// and exits with 3, when the link cannot start: another live link has its origin, say), on the tables of the
+// prefix in LINKPEER_PREFIX (default `mailroom_`). Then reads commands,
 // one per line: `post FROM TO` posts mail number FROM up to TO (not included) and prints `posted TO`; `finish`
 // waits until it has received COUNT mail from every other origin and written all of its own, or 120 s, prints one
 // `result` line of JSON, and exits with 0 if every mail arrived once and in order.
@@ -97,6 +99,11 @@ if arguments.count == 3, arguments[1] == "--upstream",
 {
     exit(try await probeUpstream(arguments[2], socket: socket))
 }
+if arguments.count >= 2, arguments[1] == "--subscribe",
+    let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"]
+{
+    exit(try await subscribe(Array(arguments.dropFirst(2)), socket: socket))
+}
 guard arguments.count >= 3, let count = Int(arguments[2]),
     let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"]
 else {
@@ -123,6 +130,7 @@ var logger = Logger(label: "LinkPeer.\(me)")
 logger.logLevel = ProcessInfo.processInfo.environment["LINKPEER_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error
 var configuration = PostgresLink.Configuration(origin: me)
 configuration.heartbeat = .seconds(1)
+configuration.tablePrefix = ProcessInfo.processInfo.environment["LINKPEER_PREFIX"] ?? "mailroom_"
 let link = try PostgresLink(
     office: office, carrying: [Note.self, Blob.self, Tick.self],
     database: .init(unixSocketPath: socket, username: "postgres", password: nil, database: "postgres"),

@@ -12,12 +12,13 @@ final class Peer: Sendable {
 
     /// Starts `LinkPeer ORIGIN COUNT OTHERS...`, built beside the test bundle; throws at once, saying how to run
     /// the tests, when no server was started for them.
-    convenience init(_ origin: String, count: Int, others: [String]) throws {
-        try self.init(origin, arguments: [origin, String(count)] + others)
+    convenience init(_ origin: String, count: Int, others: [String], prefix: String? = nil) throws {
+        try self.init(origin, arguments: [origin, String(count)] + others, prefix: prefix)
     }
 
-    /// Starts `LinkPeer ARGUMENTS...`; `origin` names it in failures.
-    init(_ origin: String, arguments: [String]) throws {
+    /// Starts `LinkPeer ARGUMENTS...` on the tables of `prefix` (the default ones for `nil`); `origin` names it in
+    /// failures.
+    init(_ origin: String, arguments: [String], prefix: String? = nil) throws {
         _ = try Server.socket()
         self.origin = origin
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -28,6 +29,9 @@ final class Peer: Sendable {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let prefix {
+            process.environment = ProcessInfo.processInfo.environment.merging(["LINKPEER_PREFIX": prefix]) { $1 }
+        }
         let (toPeer, fromPeer) = (Pipe(), Pipe())
         process.standardInput = toPeer
         process.standardOutput = fromPeer
@@ -43,8 +47,16 @@ final class Peer: Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// Whether it exited or was ended by a signal, once it has ended.
+    var terminationReason: Process.TerminationReason { process.terminationReason }
+
     func terminate() {
         process.terminate()
+    }
+
+    /// Ends the process at once, with SIGKILL, as a crash would.
+    func kill() {
+        crash(process.processIdentifier)
     }
 
     func send(_ command: String) {
@@ -83,6 +95,11 @@ final class Peer: Sendable {
         let line = try await line(startingWith: "result ")
         return try JSONDecoder().decode(Report.self, from: Data(line.dropFirst("result ".count).utf8))
     }
+}
+
+/// Sends SIGKILL to the process `id`.
+private func crash(_ id: Int32) {
+    _ = kill(id, SIGKILL)
 }
 
 extension DatabaseTests {

@@ -15,10 +15,13 @@ final class Listener: Sendable {
 
     private let channels: [String: NIOLockedValueBox<ChannelStateMachine>]
     private let gate = ListeningGate()
+    /// By channel: the last number read, for the subscriptions' readers.
+    let watermarks: [String: Watermark]
 
     init(channels: some Sequence<String>, tag: String) {
         self.channels = Dictionary(
             uniqueKeysWithValues: channels.map { ($0, NIOLockedValueBox(ChannelStateMachine(channel: $0, tag: tag))) })
+        watermarks = self.channels.mapValues { _ in Watermark() }
     }
 
     /// Listens until cancelled; throws if the first connection cannot be had in time, or the origin is in use when
@@ -148,6 +151,8 @@ final class Listener: Sendable {
                 pending = next[...] + pending
             }
         }
+        let (channel, last) = machine.withLockedValue { ($0.channel, $0.last) }
+        if let last { watermarks[channel]?.advance(to: last) }
     }
 
     /// Pings the connection every heartbeat (one that does not answer in time is closed), and prunes the outbox

@@ -1,4 +1,5 @@
 #if Postgres
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -9,7 +10,7 @@ import PostgresNIO
 /// and a rolled-back transaction gives its numbers back. Committed numbers therefore run 1, 2, 3 … without gaps, and
 /// a reader that sees a gap knows it missed mail. The outbox keeps each mail under its channel and number, and under
 /// the number its link gave it (``Batch/numbers``), which lets a sender that lost its connection mid-commit learn what
-/// committed. Every statement goes through ``PostgresConnection/answer(_:logger:)``.
+/// committed. The cursors table keeps each named subscription's position per channel. Every statement goes through ``PostgresConnection/answer(_:logger:)``.
 struct Outbox: Sendable {
     /// PostgreSQL's limit for a `NOTIFY` payload is 8000 bytes; longer mail is read from the outbox.
     static let notificationLimit = 8000
@@ -47,7 +48,7 @@ struct Outbox: Sendable {
     /// Creates the tables and the function unless they exist, in one statement, under a lock held until it
     /// commits, so that processes starting together do not race to create them.
     func createTables(on connection: PostgresConnection) async throws {
-        let (channels, outbox, write) = (tables.channels, tables.outbox, tables.write)
+        let (channels, outbox, write, cursors) = (tables.channels, tables.outbox, tables.write, tables.cursors)
         // A notification carries the tables' tag and the whole mail when it fits (number, link, echo, origin, name
         // and body on lines of their own), otherwise the tag and the number (``Notification``). The statements of a
         // PL/pgSQL function are planned once per session.
@@ -73,6 +74,13 @@ struct Outbox: Sendable {
                         UNIQUE (link, link_seq)
                     );
                     CREATE INDEX IF NOT EXISTS \(tables.createdAtIndex) ON \(outbox) (created_at);
+                    CREATE TABLE IF NOT EXISTS \(cursors) (
+                        subscription text NOT NULL,
+                        channel text NOT NULL,
+                        seq bigint NOT NULL,
+                        updated_at timestamptz NOT NULL DEFAULT now(),
+                        PRIMARY KEY (subscription, channel)
+                    );
                     CREATE OR REPLACE FUNCTION \(write)(
                         p_channel text, p_origin text, p_link bigint, p_numbers bigint[], p_echo boolean,
                         p_names text[], p_bodies text[]
@@ -116,6 +124,11 @@ struct Outbox: Sendable {
         binds.append(batch.bodies)
         let query = PostgresQuery(unsafeSQL: "SELECT \(tables.write)($1, $2, $3, $4, $5, $6, $7)", binds: binds)
         _ = try await connection.answer(query, logger: logger)
+    }
+
+    /// Runs `statement`, such as `BEGIN`, for its effect.
+    func execute(_ statement: PostgresQuery, on connection: PostgresConnection) async throws {
+        _ = try await connection.answer(statement, logger: logger)
     }
 
     /// A statement that answers at once: its answer shows that what the connection ran before it has ended.
@@ -167,6 +180,84 @@ struct Outbox: Sendable {
         return try await Int(connection.answer(query, logger: logger).first?.decode(Int64.self) ?? 0)
     }
 
+    /// The stored position of `subscription` on `channel`: the number of the last mail it handled. A subscription
+    /// that has none yet gets one from `start`, stored at once, so that it does not move when the process restarts.
+    func position(
+        of subscription: String, on channel: String, start: PostgresSubscription.Start,
+        on connection: PostgresConnection
+    ) async throws -> Int64 {
+        var binds = PostgresBindings(capacity: 3)
+        binds.append(subscription)
+        binds.append(channel)
+        let last = "(SELECT max(last_seq) FROM \(tables.channels) WHERE channel = $2)"
+        let first: String
+        switch start.kind {
+        case .end:
+            first = "coalesce(\(last), 0)"
+        case .sequence(let sequence):
+            binds.append(sequence)
+            first = "$3::bigint"
+        case .time(let time):
+            // The number before the first mail written after the time, or, when there is none, the last number.
+            binds.append(time ?? .distantPast)
+            first = "coalesce((SELECT min(seq) - 1 FROM \(tables.outbox) WHERE channel = $2 AND created_at > $3), \(last), 0)"
+        }
+        // The outer SELECT sees the table as it was before the INSERT: one of the two parts answers.
+        let query = PostgresQuery(
+            unsafeSQL: """
+                WITH stored AS (
+                    INSERT INTO \(tables.cursors) (subscription, channel, seq) VALUES ($1, $2, \(first))
+                    ON CONFLICT (subscription, channel) DO NOTHING RETURNING seq
+                ) SELECT seq FROM stored UNION ALL
+                SELECT seq FROM \(tables.cursors) WHERE subscription = $1 AND channel = $2
+                """, binds: binds)
+        guard let position = try await connection.answer(query, logger: logger).first?.decode(Int64.self) else {
+            throw ConnectionLost.closed
+        }
+        return position
+    }
+
+    /// Moves the stored position of `subscription` on `channel` from `old` to `new`, in the connection's current
+    /// transaction; throws ``SubscriptionMoved`` when it was not at `old` (another process moved it).
+    func move(
+        _ subscription: String, on channel: String, from old: Int64, to new: Int64, on connection: PostgresConnection
+    ) async throws {
+        let query: PostgresQuery = """
+            UPDATE \(unescaped: tables.cursors) SET seq = \(new), updated_at = now()
+            WHERE subscription = \(subscription) AND channel = \(channel) AND seq = \(old) RETURNING 1
+            """
+        if try await connection.answer(query, logger: logger).isEmpty {
+            throw SubscriptionMoved(subscription: subscription, channel: channel, expected: old)
+        }
+    }
+
+    /// Waits until this session holds the lock that makes it the one reader of `subscription` on `channel`, or
+    /// until `limit` passes (then returns `false`): a released lock is taken at once, by the server.
+    func lockSubscription(
+        _ subscription: String, on channel: String, waitingAtMost limit: Duration, on connection: PostgresConnection
+    ) async throws -> Bool {
+        let key = tables.key(ofSubscription: subscription, on: channel)
+        let milliseconds = max(Int64(limit.seconds * 1000), 1)
+        _ = try await connection.answer("SET lock_timeout = \(unescaped: String(milliseconds))", logger: logger)
+        do {
+            _ = try await connection.answer("SELECT pg_advisory_lock(\(key))", logger: logger)
+            _ = try await connection.answer("RESET lock_timeout", logger: logger)
+            return true
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+            // lock_not_available: another process reads the channel for the subscription.
+            _ = try await connection.answer("RESET lock_timeout", logger: logger)
+            return false
+        }
+    }
+
+    /// Gives back the lock of ``lockSubscription(_:on:waitingAtMost:on:)``.
+    func unlockSubscription(_ subscription: String, on channel: String, on connection: PostgresConnection)
+        async throws
+    {
+        let key = tables.key(ofSubscription: subscription, on: channel)
+        _ = try await connection.answer("SELECT pg_advisory_unlock(\(key))", logger: logger)
+    }
+
     /// Takes the session lock that says a live link has `origin`; returns `nil` when taken, otherwise who holds
     /// it: the server process ids (and client addresses) of the sessions that do.
     func lockOrigin(_ origin: String, on connection: PostgresConnection) async throws -> String? {
@@ -187,6 +278,19 @@ struct Outbox: Sendable {
     func unlockOrigin(_ origin: String, on connection: PostgresConnection) async throws {
         _ = try await connection.answer(
             "SELECT pg_advisory_unlock(\(tables.key(ofOrigin: origin)))", logger: logger)
+    }
+}
+#endif
+
+#if Postgres
+/// A subscription's stored position was not where its reader left it: another process moved it.
+struct SubscriptionMoved: Error, CustomStringConvertible {
+    let subscription: String
+    let channel: String
+    let expected: Int64
+
+    var description: String {
+        "the position of subscription \(subscription) on \(channel) is no longer \(expected): another process moved it"
     }
 }
 #endif

@@ -7,6 +7,8 @@ struct Tables: Sendable, Hashable {
     let channels: String
     /// The mail, under its channel and number.
     let outbox: String
+    /// Each named subscription's position on each channel.
+    let cursors: String
     /// The function that writes a batch of mail and notifies its channel.
     let write: String
     /// The outbox's index on its time, unqualified: `CREATE INDEX` names it in the table's schema.
@@ -25,6 +27,7 @@ struct Tables: Sendable, Hashable {
         channels = qualifier + Self.quoted(prefix + "channels")
         outbox = qualifier + Self.quoted(prefix + "outbox")
         write = qualifier + Self.quoted(prefix + "write")
+        cursors = qualifier + Self.quoted(prefix + "cursors")
         createdAtIndex = Self.quoted(prefix + Self.longestSuffix)
         key = Int64(bitPattern: FNV1a.hash("tables\n\(outbox)"))
         let digits = String(FNV1a.hash("notifications\n\(outbox)") & 0xffff_ffff, radix: 16)
@@ -34,6 +37,11 @@ struct Tables: Sendable, Hashable {
     /// The key of the advisory lock a live link holds for `origin` on these tables.
     func key(ofOrigin origin: String) -> Int64 {
         Int64(bitPattern: FNV1a.hash("origin\n\(outbox)\n\(origin)"))
+    }
+
+    /// The key of the advisory lock the one reader of `subscription` on `channel` holds, on these tables.
+    func key(ofSubscription subscription: String, on channel: String) -> Int64 {
+        Int64(bitPattern: FNV1a.hash("subscription\n\(outbox)\n\(subscription)\n\(channel)"))
     }
 
     /// Why `prefix` and `schema` cannot name the tables, or `nil` when they can.

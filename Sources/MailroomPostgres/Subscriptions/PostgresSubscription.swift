@@ -1,0 +1,185 @@
+#if Postgres
+import Foundation
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+/// A named, durable reader of a link's mail: its position on each channel is stored in the database, so a process
+/// that stops (a crash, `kill -9`, a deploy) and starts again under the same name is handed everything committed
+/// meanwhile, in order, and then the mail as it comes.
+///
+/// ```swift
+/// let welcomes = try link.subscription("welcome-emails")
+/// try welcomes.receive(SignedUp.self) { signup, delivery in
+///     try await mailer.sendWelcome(to: signup.email)
+/// }
+/// try await link.run()
+/// ```
+///
+/// What a caller may rely on (the article <doc:MailroomPostgres> has the full table):
+/// - **At least once, in order.** Each mail of the received types is handed to its recipient in its channel's
+///   commit order, one at a time per channel, and the position moves past it only once the recipient has returned.
+///   A process that dies before the position is stored gets the mail again when it starts: each mail is handled
+///   at least once, and a recipient that ends the process mid-mail sees that mail again.
+/// - **Exactly-once effects in the same database.** A recipient given with
+///   ``receive(_:inTransaction:)`` runs in the transaction that moves the position: its writes commit with it or
+///   not at all.
+/// - **One reader per channel.** Processes that use the same name share one position per channel: one of them
+///   reads a channel at a time, and another takes over as soon as the database ends the first one's session (at
+///   once when its process exits or its link stops).
+/// - **Failures reach someone.** A recipient that throws is reported as a `DeliveryFailure` on the link's office
+///   (its mail a ``RemoteLetter``, its error the recipient's) and gets the same mail again after a back-off of 20 ms
+///   doubling to 1 s, for as long as it throws: the channel waits for it. Mail that cannot be decoded is reported
+///   the same way and passed over. Mail that left the outbox before the subscription read it is reported as
+///   ``PostgresLinkError/Code/missedMail``.
+///
+/// Mail posted by this process is handed to its subscriptions too, unlike the office's recipients, which get only
+/// the other processes' mail. Mail of a type the subscription does not receive moves its position without a call.
+public final class PostgresSubscription: Sendable {
+    /// Where a subscription starts on a channel for which it has no stored position yet: the first time it runs,
+    /// or when it receives a type on a channel new to it. Once stored, a position is kept across restarts.
+    public struct Start: Sendable, Hashable {
+        enum Kind: Sendable, Hashable {
+            case end
+            case sequence(Int64)
+            /// After the mail written at or before this time; `nil` for all of the outbox.
+            case time(Date?)
+        }
+
+        let kind: Kind
+
+        /// After the channel's last mail when the subscription starts: it receives mail committed from then on.
+        public static let end = Start(kind: .end)
+
+        /// At the oldest mail the outbox still has (see ``PostgresLink/Configuration/retention``).
+        public static let beginning = Start(kind: .time(nil))
+
+        /// After the mail numbered `sequence` on each channel (``PostgresSubscription/Delivery/sequence``): it
+        /// receives `sequence + 1` onwards, and mail among them that the outbox no longer has is reported as missed.
+        public static func after(sequence: Int64) -> Start {
+            Start(kind: .sequence(max(sequence, 0)))
+        }
+
+        /// After the mail written at or before `time` (by the database's clock): it receives, in each channel's
+        /// order, the first mail the outbox has that was written after `time`, and all that follows.
+        public static func after(_ time: Date) -> Start {
+            Start(kind: .time(time))
+        }
+    }
+
+    /// What a recipient is told about the mail it is handed, besides the mail.
+    public struct Delivery: Sendable, Hashable {
+        /// The channel the mail was committed on.
+        public let channel: String
+        /// Its place in its channel's order: the same in every process and after every restart.
+        public let sequence: Int64
+        /// The ``PostgresLink/Configuration/origin`` of the link that sent it.
+        public let origin: String
+        /// Which attempt at this mail this is in this process, from 1: more than 1 after the recipient threw.
+        public let attempt: Int
+    }
+
+    /// The subscription's name: processes that use it share its positions.
+    public let name: String
+    /// Where it starts on a channel it has no position on.
+    public let start: Start
+
+    /// One received type's recipient, built from the type so that nothing is cast: it decodes a body (throwing
+    /// when it cannot), and then runs the recipient on the reader's connection.
+    struct Recipient: Sendable {
+        let inTransaction: Bool
+        let decode: @Sendable (String) throws -> @Sendable (Delivery, PostgresConnection) async throws -> Void
+    }
+
+    private struct State {
+        /// By channel, then by linked name.
+        var recipients: [String: [String: Recipient]] = [:]
+        var isRunning = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let core: LinkCore
+
+    init(name: String, start: Start, core: LinkCore) {
+        self.name = name
+        self.start = start
+        self.core = core
+    }
+
+    /// Hands each mail of type `M` to `recipient`, which the subscription runs in the channel's order; the position
+    /// moves past the mail once `recipient` returns. See ``PostgresSubscription`` for what happens when it throws.
+    /// - Throws: ``PostgresLinkError`` with the code ``PostgresLinkError/Code/notCarried`` when the link does not
+    ///   carry `M`, ``PostgresLinkError/Code/duplicateName`` when the subscription receives `M` already, or
+    ///   ``PostgresLinkError/Code/alreadyRunning`` when the link is running.
+    public func receive<M: LinkedMail>(
+        _ type: M.Type, _ recipient: @escaping @Sendable (M, Delivery) async throws -> Void
+    ) throws {
+        try add(M.self, inTransaction: false) { mail, delivery, _ in try await recipient(mail, delivery) }
+    }
+
+    /// Hands each mail of type `M` to `recipient` in a transaction open on `connection`, which also moves the
+    /// position past the mail: what `recipient` writes there commits if and only if the position moves, so each
+    /// mail has its effect in that database exactly once. When `recipient` throws, the transaction is rolled back.
+    ///
+    /// ```swift
+    /// try welcomes.receive(SignedUp.self) { signup, delivery, connection in
+    ///     try await connection.query("INSERT INTO welcomes (email) VALUES (\(signup.email))", logger: logger)
+    /// }
+    /// ```
+    ///
+    /// Run only statements on `connection`, and not `BEGIN`, `COMMIT` or `ROLLBACK`: the subscription ends the
+    /// transaction.
+    /// - Throws: as ``receive(_:_:)``.
+    public func receive<M: LinkedMail>(
+        _ type: M.Type, inTransaction recipient: @escaping @Sendable (M, Delivery, PostgresConnection) async throws -> Void
+    ) throws {
+        try add(M.self, inTransaction: true, recipient)
+    }
+
+    private func add<M: LinkedMail>(
+        _: M.Type, inTransaction: Bool,
+        _ recipient: @escaping @Sendable (M, Delivery, PostgresConnection) async throws -> Void
+    ) throws {
+        let (channel, linkedName) = (M.linkedChannel, M.linkedName)
+        guard core.carriages[channel]?[linkedName] != nil else {
+            throw PostgresLinkError(.notCarried, name: linkedName, channel: channel, subscription: name)
+        }
+        let limit = core.configuration.maximumMailSize
+        let entry = Recipient(inTransaction: inTransaction) { body in
+            guard body.utf8.count <= limit else {
+                throw PostgresLinkError(
+                    .mailTooLarge, name: linkedName, channel: channel, size: body.utf8.count, limit: limit)
+            }
+            let mail = try JSONDecoder().decode(M.self, from: Data(body.utf8))
+            return { delivery, connection in try await recipient(mail, delivery, connection) }
+        }
+        try state.withLockedValue { state in
+            guard !state.isRunning else {
+                throw PostgresLinkError(.alreadyRunning, origin: core.origin, subscription: name)
+            }
+            guard state.recipients[channel]?[linkedName] == nil else {
+                throw PostgresLinkError(.duplicateName, name: linkedName, channel: channel, subscription: name)
+            }
+            state.recipients[channel, default: [:]][linkedName] = entry
+        }
+    }
+
+    /// Reads every channel the subscription receives a type on, a task each, until cancelled; recipients cannot
+    /// be added meanwhile.
+    func run(on client: PostgresClient, watermarks: [String: Watermark]) async throws {
+        let recipients = state.withLockedValue { state in
+            state.isRunning = true
+            return state.recipients
+        }
+        defer { state.withLockedValue { $0.isRunning = false } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (channel, recipients) in recipients {
+                guard let watermark = watermarks[channel] else { continue }
+                let reader = SubscriptionReader(
+                    subscription: self, channel: channel, recipients: recipients, watermark: watermark, core: core)
+                group.addTask { try await reader.run(on: client) }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
+#endif

@@ -1,0 +1,130 @@
+#if Postgres
+import PostgresNIO
+
+/// Reads one channel for one subscription: on a connection leased from the client, it waits to hold the
+/// subscription's lock for the channel (so that one process reads it at a time), loads the stored position, and
+/// performs what a ``SubscriptionStateMachine`` says. Any failure of the database ends the connection's session;
+/// the next one starts again from the stored position.
+struct SubscriptionReader: Sendable {
+    let subscription: PostgresSubscription
+    let channel: String
+    /// By linked name.
+    let recipients: [String: PostgresSubscription.Recipient]
+    let watermark: Watermark
+    let core: LinkCore
+
+    /// Reads session after session until cancelled.
+    func run(on client: PostgresClient) async throws {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    defer { connection.closeNow() }
+                    try await session(on: connection)
+                }
+            } catch {
+                if Task.isCancelled { return }
+                failures += 1
+                core.logger.warning(
+                    "lost the connection of a subscription; leasing another",
+                    metadata: [
+                        "subscription": "\(subscription.name)", "channel": "\(channel)",
+                        "error": "\(String(reflecting: error))",
+                    ])
+                try? await Task.sleep(for: retryDelay(afterFailures: failures))
+            }
+        }
+    }
+
+    /// Waits for the channel's lock, then reads until a statement fails or the task is cancelled. The connection
+    /// is closed afterwards, which gives the lock back.
+    private func session(on connection: PostgresConnection) async throws {
+        try await core.prepareTables(on: connection)
+        let (name, channel) = (subscription.name, self.channel)
+        let configuration = core.configuration
+        // The server waits for the lock; asking again every so often notices a connection that died meanwhile.
+        let wait = min(configuration.heartbeat, configuration.queryTimeout / 2)
+        while try await !core.answer(on: connection, { outbox, connection in
+            try await outbox.lockSubscription(name, on: channel, waitingAtMost: wait, on: connection)
+        }) {}
+        let start = subscription.start
+        let position = try await core.answer(on: connection) {
+            try await $0.position(of: name, on: channel, start: start, on: $1)
+        }
+        var machine = SubscriptionStateMachine(channel: channel, position: position)
+        var action = machine.start()
+        while true {
+            switch action {
+            case .read(let after):
+                let rows = try await core.answer(on: connection) {
+                    try await $0.rows(of: channel, after: after, limit: Listener.pageSize, on: $1)
+                }
+                action = machine.read(rows, complete: rows.count < Listener.pageSize)
+            case .handle(let row, let attempt):
+                let handled = try await handle(row, attempt: attempt, after: machine.position, on: connection)
+                action = handled ? machine.handled() : machine.failed()
+            case .retry(let row, let attempt, let delay):
+                try await Task.sleep(for: delay)
+                let handled = try await handle(row, attempt: attempt, after: machine.position, on: connection)
+                action = handled ? machine.handled() : machine.failed()
+            case .stepOver(var missed, let from, let to):
+                try await core.answer(on: connection) { try await $0.move(name, on: channel, from: from, to: to, on: $1) }
+                missed.subscription = name
+                core.report(missed)
+                action = machine.stepped()
+            case .wait(let beyond):
+                action = machine.woke(latest: try await watermark.wait(beyond: beyond))
+            }
+        }
+    }
+
+    /// Hands `row` to its recipient and stores its number as the position (in the recipient's transaction when it
+    /// has one); returns whether the position moved. A mail of a type the subscription does not receive, or that
+    /// cannot be decoded (reported), moves it at once. Throws when the database fails.
+    private func handle(
+        _ row: Outbox.Row, attempt: Int, after position: Int64, on connection: PostgresConnection
+    ) async throws -> Bool {
+        let (name, channel, sequence) = (subscription.name, self.channel, row.sequence)
+        let move: @Sendable (Outbox, PostgresConnection) async throws -> Void = {
+            try await $0.move(name, on: channel, from: position, to: sequence, on: $1)
+        }
+        guard let recipient = recipients[row.linkedName] else {
+            try await core.answer(on: connection, move)
+            return true
+        }
+        let run: @Sendable (PostgresSubscription.Delivery, PostgresConnection) async throws -> Void
+        do {
+            run = try recipient.decode(row.body)
+        } catch {
+            core.report(error, handling: row, from: channel)
+            try await core.answer(on: connection, move)
+            return true
+        }
+        let delivery = PostgresSubscription.Delivery(
+            channel: channel, sequence: sequence, origin: row.origin, attempt: attempt)
+        if recipient.inTransaction {
+            try await core.answer(on: connection) { try await $0.execute("BEGIN", on: $1) }
+            do {
+                try await run(delivery, connection)
+            } catch {
+                core.report(error, handling: row, from: channel)
+                try await core.answer(on: connection) { try await $0.execute("ROLLBACK", on: $1) }
+                return false
+            }
+            try await core.answer(on: connection) { outbox, connection in
+                try await move(outbox, connection)
+                try await outbox.execute("COMMIT", on: connection)
+            }
+        } else {
+            do {
+                try await run(delivery, connection)
+            } catch {
+                core.report(error, handling: row, from: channel)
+                return false
+            }
+            try await core.answer(on: connection, move)
+        }
+        return true
+    }
+}
+#endif

@@ -1,0 +1,118 @@
+#if Postgres
+/// One channel of a named subscription, as a value that takes events and returns what to do next: the stored
+/// position (the number of the last mail handled), the page of mail read after it, and what a handler's success or
+/// failure means. ``SubscriptionReader`` performs what it returns; nothing here waits or touches the database.
+///
+/// Mail is handled in the channel's order, one at a time, and the position moves past a mail only once its handler
+/// has returned (the reader stores it with the mail, in the handler's transaction when it has one): after a crash,
+/// the mail after the stored position is handled again, so each mail is handled at least once. A handler that throws
+/// gets the same mail again after a back-off. Numbers that the outbox no longer has (it pruned them) are reported as
+/// missed and stepped over, never skipped in silence.
+struct SubscriptionStateMachine: Sendable, Hashable {
+    /// What the reader does next.
+    enum Action: Sendable, Hashable {
+        /// Reads a page of the channel's mail numbered after this one, and hands it to ``read(_:complete:)``.
+        case read(after: Int64)
+        /// Runs the handler for this mail (as its `attempt`th attempt, from 1), storing its number as the position
+        /// when it returns; then ``handled()`` or ``failed()``.
+        case handle(Outbox.Row, attempt: Int)
+        /// Waits this long, then runs the handler for the mail again (its `attempt`th attempt).
+        case retry(Outbox.Row, attempt: Int, after: Duration)
+        /// Moves the stored position from `from` over mail the outbox no longer has, to `to`, reports the mail as
+        /// missed, then ``stepped()``.
+        case stepOver(PostgresLinkError, from: Int64, to: Int64)
+        /// Waits until the channel is known to have mail after this number, and hands that number to
+        /// ``woke(latest:)``.
+        case wait(beyond: Int64)
+    }
+
+    let channel: String
+    /// The number of the last mail handled (or stepped over), as stored.
+    private(set) var position: Int64
+    /// The highest number the channel is known to have.
+    private var latest: Int64
+    /// ``latest`` when the last read was asked for: mail up to it had committed, so a read that does not return it
+    /// shows that it was pruned.
+    private var latestBeforeRead: Int64
+    /// Mail read after the position and not yet handled, in order.
+    private var pending: ArraySlice<Outbox.Row> = []
+    /// Whether the last read returned all the mail there was after the position.
+    private var complete = false
+    /// The failed attempts at the first pending mail.
+    private var failures = 0
+
+    /// A reader of `channel` whose stored position is `position`.
+    init(channel: String, position: Int64) {
+        self.channel = channel
+        self.position = position
+        latest = position
+        latestBeforeRead = position
+    }
+
+    /// The first thing to do: read what was committed after the position.
+    mutating func start() -> Action {
+        read()
+    }
+
+    /// A page of the channel's mail after the position arrived, in order: all of it (`complete`) or a page of it.
+    mutating func read(_ rows: [Outbox.Row], complete: Bool) -> Action {
+        self.complete = complete
+        pending = rows.drop { $0.sequence <= position }
+        latest = max(latest, pending.last?.sequence ?? 0)
+        if pending.isEmpty && complete && latestBeforeRead > position {
+            return stepOver(to: latestBeforeRead)
+        }
+        return next()
+    }
+
+    /// The handler of the first pending mail returned, and its number is stored as the position.
+    mutating func handled() -> Action {
+        if let row = pending.popFirst() { position = row.sequence }
+        failures = 0
+        return next()
+    }
+
+    /// The handler of the first pending mail threw: it is tried again after a back-off.
+    mutating func failed() -> Action {
+        guard let row = pending.first else { return next() }
+        failures += 1
+        return .retry(row, attempt: failures + 1, after: retryDelay(afterFailures: failures))
+    }
+
+    /// The position after missed mail was stored.
+    mutating func stepped() -> Action {
+        next()
+    }
+
+    /// The channel is known to have mail up to `latest`.
+    mutating func woke(latest: Int64) -> Action {
+        self.latest = max(self.latest, latest)
+        return next()
+    }
+
+    /// What follows once the first pending mail is done with.
+    private mutating func next() -> Action {
+        if let first = pending.first {
+            if first.sequence > position + 1 { return stepOver(to: first.sequence - 1) }
+            return .handle(first, attempt: failures + 1)
+        }
+        if !complete || latest > position { return read() }
+        return .wait(beyond: position)
+    }
+
+    private mutating func read() -> Action {
+        latestBeforeRead = latest
+        return .read(after: position)
+    }
+
+    /// Moves the position over the missed numbers up to `sequence`.
+    private mutating func stepOver(to sequence: Int64) -> Action {
+        defer { position = sequence }
+        return .stepOver(missed(position + 1...sequence), from: position, to: sequence)
+    }
+
+    private func missed(_ sequences: ClosedRange<Int64>) -> PostgresLinkError {
+        PostgresLinkError(.missedMail, channel: channel, sequences: sequences)
+    }
+}
+#endif

@@ -1,0 +1,228 @@
+#if Postgres
+import MailroomTestSupport
+import Testing
+
+@testable import MailroomPostgres
+
+/// One channel of a named subscription, driven through each of its transitions without a database.
+@Suite("Subscription state machine")
+struct SubscriptionStateMachineTests {
+    func row(_ sequence: Int64) -> Outbox.Row {
+        Outbox.Row(sequence: sequence, origin: "o", link: 9, echo: false, linkedName: "N", body: "\(sequence)")
+    }
+
+    func rows(_ sequences: ClosedRange<Int64>) -> [Outbox.Row] {
+        sequences.map(row)
+    }
+
+    func stepOver(_ sequences: ClosedRange<Int64>) -> SubscriptionStateMachine.Action {
+        .stepOver(
+            PostgresLinkError(.missedMail, channel: "c", sequences: sequences), from: sequences.lowerBound - 1,
+            to: sequences.upperBound)
+    }
+
+    @Test("it starts by reading after its stored position")
+    func startsWithARead() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 7)
+        #expect(machine.start() == .read(after: 7))
+    }
+
+    @Test("read mail is handled one at a time, in order, and the position follows each")
+    func handlesInOrder() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 4)
+        _ = machine.start()
+        #expect(machine.read(rows(5...7), complete: true) == .handle(row(5), attempt: 1))
+        #expect(machine.position == 4)
+        #expect(machine.handled() == .handle(row(6), attempt: 1))
+        #expect(machine.position == 5)
+        #expect(machine.handled() == .handle(row(7), attempt: 1))
+        #expect(machine.handled() == .wait(beyond: 7))
+        #expect(machine.position == 7)
+    }
+
+    @Test("after a page that was not the whole of it, the next page is read")
+    func readsPageAfterPage() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 0)
+        _ = machine.start()
+        #expect(machine.read(rows(1...2), complete: false) == .handle(row(1), attempt: 1))
+        #expect(machine.handled() == .handle(row(2), attempt: 1))
+        #expect(machine.handled() == .read(after: 2))
+        #expect(machine.read([], complete: true) == .wait(beyond: 2))
+    }
+
+    @Test("a failed mail is tried again after a back-off that grows, and the position waits for it")
+    func retriesWithBackOff() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 0)
+        _ = machine.start()
+        #expect(machine.read(rows(1...2), complete: true) == .handle(row(1), attempt: 1))
+        #expect(machine.failed() == .retry(row(1), attempt: 2, after: .milliseconds(20)))
+        #expect(machine.failed() == .retry(row(1), attempt: 3, after: .milliseconds(40)))
+        #expect(machine.failed() == .retry(row(1), attempt: 4, after: .milliseconds(80)))
+        #expect(machine.position == 0)
+        #expect(machine.handled() == .handle(row(2), attempt: 1))
+        #expect(machine.failed() == .retry(row(2), attempt: 2, after: .milliseconds(20)))
+    }
+
+    @Test("waking for mail beyond the position reads it; waking for less waits on")
+    func wakesForNewMail() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 3)
+        _ = machine.start()
+        #expect(machine.read([], complete: true) == .wait(beyond: 3))
+        #expect(machine.woke(latest: 3) == .wait(beyond: 3))
+        #expect(machine.woke(latest: 5) == .read(after: 3))
+        #expect(machine.read(rows(4...5), complete: true) == .handle(row(4), attempt: 1))
+    }
+
+    @Test("mail pruned before the first read is stepped over and reported as missed")
+    func stepsOverPrunedFront() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 2)
+        _ = machine.start()
+        #expect(machine.read(rows(6...7), complete: true) == stepOver(3...5))
+        #expect(machine.position == 5)
+        #expect(machine.stepped() == .handle(row(6), attempt: 1))
+    }
+
+    @Test("mail known to exist that a complete read does not return was pruned: it is reported as missed")
+    func stepsOverPrunedTail() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 2)
+        _ = machine.start()
+        #expect(machine.read([], complete: true) == .wait(beyond: 2))
+        #expect(machine.woke(latest: 9) == .read(after: 2))
+        #expect(machine.read([], complete: true) == stepOver(3...9))
+        #expect(machine.stepped() == .wait(beyond: 9))
+    }
+
+    @Test("mail that commits after a read asked for is read again, not reported")
+    func mailCommittedDuringAReadIsRead() {
+        // The read was asked for when nothing was known beyond 2; 3 and 4 committed after its snapshot.
+        var machine = SubscriptionStateMachine(channel: "c", position: 2)
+        _ = machine.start()
+        #expect(machine.read([], complete: true) == .wait(beyond: 2))
+        #expect(machine.woke(latest: 4) == .read(after: 2))
+        #expect(machine.read(rows(3...4), complete: true) == .handle(row(3), attempt: 1))
+    }
+
+    @Test("rows at or before the position are ignored")
+    func oldRowsAreIgnored() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 5)
+        _ = machine.start()
+        #expect(machine.read(rows(4...6), complete: true) == .handle(row(6), attempt: 1))
+    }
+}
+
+/// The subscription's machine against a model of the database, through random interleavings: commits, pruning,
+/// recipients that throw, wakes, and crashes that restart the reader from the stored position. Whatever happens,
+/// each committed mail is handled (at least once, and more than once only when a crash came between its handling
+/// and the storing of its position) or reported as missed (and only if it was pruned), in order.
+@Suite("The subscription's machine against a model database")
+struct SubscriptionModelTests {
+    static let pageSize = 3
+
+    struct Model {
+        var random: SplitMix64
+        var outbox: [Int64: Outbox.Row] = [:]
+        var last: Int64 = 0
+        var pruned: Set<Int64> = []
+        var stored: Int64 = 0
+        var machine = SubscriptionStateMachine(channel: "c", position: 0)
+        var action: SubscriptionStateMachine.Action
+        /// Every handling that returned, in order (a mail twice only across a crash).
+        var handled: [Int64] = []
+        var missed: [Int64] = []
+        var crashes = 0
+
+        init(seed: UInt64) {
+            random = SplitMix64(seed: seed)
+            action = machine.start()
+        }
+
+        mutating func commit() {
+            last += 1
+            outbox[last] = Outbox.Row(
+                sequence: last, origin: "o", link: 1, echo: false, linkedName: "N", body: "\(last)")
+        }
+
+        mutating func prune() {
+            guard let oldest = outbox.keys.min() else { return }
+            outbox[oldest] = nil
+            pruned.insert(oldest)
+        }
+
+        mutating func crash() {
+            crashes += 1
+            machine = SubscriptionStateMachine(channel: "c", position: stored)
+            action = machine.start()
+        }
+
+        /// Performs the machine's action, as the reader does.
+        mutating func perform() {
+            switch action {
+            case .read(let after):
+                let rows = outbox.values.filter { $0.sequence > after }.sorted { $0.sequence < $1.sequence }
+                let page = Array(rows.prefix(SubscriptionModelTests.pageSize))
+                action = machine.read(page, complete: page.count < SubscriptionModelTests.pageSize)
+            case .handle(let row, _), .retry(let row, _, _):
+                if random.next() % 5 == 0 {
+                    action = machine.failed()
+                    return
+                }
+                #expect(row.sequence == stored + 1, "handled \(row.sequence) after \(stored)")
+                handled.append(row.sequence)
+                if random.next() % 20 == 0 {
+                    // The process dies between the recipient's return and the storing of the position.
+                    crash()
+                    return
+                }
+                stored = row.sequence
+                action = machine.handled()
+            case .stepOver(let error, let from, let to):
+                #expect(from == stored)
+                for sequence in error.sequences ?? 1...0 {
+                    #expect(pruned.contains(sequence), "reported \(sequence) as missed, but it was not pruned")
+                    missed.append(sequence)
+                }
+                stored = to
+                action = machine.stepped()
+            case .wait(let beyond):
+                if last > beyond { action = machine.woke(latest: last) }
+            }
+        }
+    }
+
+    @Test("500 random interleavings: every mail handled in order at least once, or missed only when pruned")
+    func randomInterleavings() {
+        for seed in UInt64(1)...500 {
+            var model = Model(seed: seed)
+            for _ in 0..<400 {
+                switch model.random.next() % 10 {
+                case 0, 1, 2: model.commit()
+                case 3 where model.random.next() % 6 == 0: model.prune()
+                case 4 where model.random.next() % 10 == 0: model.crash()
+                default: model.perform()
+                }
+            }
+            // Nothing more commits or is pruned: the reader catches up.
+            for _ in 0..<2000 {
+                if case .wait(let beyond) = model.action, beyond >= model.last { break }
+                model.perform()
+            }
+            guard case .wait(let beyond) = model.action else {
+                Issue.record("seed \(seed): the reader did not catch up")
+                continue
+            }
+            #expect(beyond == model.last, "seed \(seed)")
+            #expect(model.stored == model.last, "seed \(seed)")
+            // Each number up to the last was handled or missed; missed ones never handled after they were missed.
+            let handled = Set(model.handled)
+            for sequence in 1...max(model.last, 1) where model.last > 0 {
+                #expect(
+                    handled.contains(sequence) || model.missed.contains(sequence),
+                    "seed \(seed): mail \(sequence) was neither handled nor reported")
+            }
+            #expect(Set(model.missed).count == model.missed.count, "seed \(seed): a mail reported missed twice")
+            // More handlings than mail only through crashes: each crash repeats at most one mail.
+            #expect(model.handled.count - handled.count <= model.crashes, "seed \(seed)")
+        }
+    }
+}
+#endif
