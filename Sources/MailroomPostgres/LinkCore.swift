@@ -88,9 +88,9 @@ final class LinkCore: Sendable {
     /// Hands a mail read from `channel` to the office: as a ``RemoteLetter`` from this core, which the core's own
     /// recipient opens (``open(_:)``), so that a mail that cannot be opened is reported as that recipient's
     /// failure. This link's own mail is skipped, unless it was sent in a transaction (it has not been posted here
-    /// yet).
+    /// yet), and so is mail for one subscription alone (a dead letter moved back), which the office had already.
     func deliver(_ row: Outbox.Row, from channel: String) {
-        if row.link == id && !row.echo { return }
+        if row.link == id && !row.echo || row.target != nil { return }
         office.post(
             RemoteLetter(
                 channel: channel, sequence: row.sequence, origin: row.origin, isOwn: row.link == id,

@@ -17,7 +17,8 @@ extension PostgresLink {
         public var schema: String?
 
         /// The start of the names of the link's tables and function (`mailroom_outbox`, `mailroom_channels`,
-        /// `mailroom_write`): links that share the prefix (and schema) share their mail. Default: `mailroom_`.
+        /// `mailroom_cursors`, `mailroom_dead_letters`, `mailroom_write`): links that share the prefix (and schema)
+        /// share their mail and their subscriptions. Default: `mailroom_`.
         public var tablePrefix = "mailroom_"
 
         /// How long mail stays in the outbox: a process disconnected for longer misses (and reports) what was

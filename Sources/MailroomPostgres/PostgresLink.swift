@@ -172,14 +172,20 @@ public final class PostgresLink: Service {
     /// - Parameters:
     ///   - name: The subscription's name, not empty, without a NUL.
     ///   - start: Where it starts on a channel it has no stored position on yet.
+    ///   - maximumAttempts: The failed attempts at one mail after which it moves to the dead letters, at least 1.
     /// - Throws: ``PostgresLinkError`` with the code ``PostgresLinkError/Code/invalidName`` for a name that cannot
-    ///   be used, ``PostgresLinkError/Code/duplicateSubscription`` when the link has one of that name, or
+    ///   be used, ``PostgresLinkError/Code/invalidConfiguration`` for a `maximumAttempts` below 1,
+    ///   ``PostgresLinkError/Code/duplicateSubscription`` when the link has one of that name, or
     ///   ``PostgresLinkError/Code/alreadyRunning`` while the link runs.
-    public func subscription(_ name: String, startingAt start: PostgresSubscription.Start = .end) throws
-        -> PostgresSubscription
-    {
+    public func subscription(
+        _ name: String, startingAt start: PostgresSubscription.Start = .end, maximumAttempts: Int = 10
+    ) throws -> PostgresSubscription {
         guard !name.isEmpty, !name.contains("\0") else {
             throw PostgresLinkError(.invalidName, subscription: name, detail: "it is empty or contains a NUL")
+        }
+        guard maximumAttempts >= 1 else {
+            throw PostgresLinkError(
+                .invalidConfiguration, subscription: name, detail: "maximumAttempts is \(maximumAttempts), below 1")
         }
         return try isRunning.withLockedValue { running in
             guard !running else { throw PostgresLinkError(.alreadyRunning, origin: origin, subscription: name) }
@@ -187,7 +193,8 @@ public final class PostgresLink: Service {
                 guard !subscriptions.contains(where: { $0.name == name }) else {
                     throw PostgresLinkError(.duplicateSubscription, subscription: name)
                 }
-                let subscription = PostgresSubscription(name: name, start: start, core: core)
+                let subscription = PostgresSubscription(
+                    name: name, start: start, maximumAttempts: maximumAttempts, core: core)
                 subscriptions.append(subscription)
                 return subscription
             }

@@ -52,8 +52,10 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
         public static let missedMail = Code("missedMail")
 
         /// A second subscription was given a name that the link has one of already
-        /// (thrown by ``PostgresLink/subscription(_:startingAt:)``).
+        /// (thrown by ``PostgresLink/subscription(_:startingAt:maximumAttempts:)``).
         public static let duplicateSubscription = Code("duplicateSubscription")
+        /// ``PostgresSubscription/moveBack(_:in:)`` was given a dead letter that is not among the subscription's.
+        public static let unknownDeadLetter = Code("unknownDeadLetter")
 
         /// The code's name, such as `missedMail`.
         public var description: String { name }
@@ -111,8 +113,12 @@ public struct PostgresLinkError: Error, Hashable, CustomStringConvertible {
             return "two carried types are named \(name) on the channel \(channel)"
         case .duplicateSubscription:
             return "the link has a subscription named \"\(subscription ?? "")\" already"
+        case .invalidConfiguration where subscription != nil:
+            return "the subscription \"\(subscription ?? "")\" cannot be made: \(detail)"
         case .invalidConfiguration:
             return "the link's configuration cannot be used: \(detail)"
+        case .unknownDeadLetter:
+            return "the subscription \"\(subscription ?? "")\" has no such dead letter: \(detail)"
         case .alreadyRunning:
             return "the link is running already"
         case .unreachable:

@@ -34,6 +34,20 @@ struct Apart {
         }
     }
 
+    /// The failed attempts stored for the mail after the position of `subscription` on `channel`.
+    func attempts(of subscription: String, on channel: String = PriceChanged.linkedChannel) async throws -> Int? {
+        try await Server.withConnection { connection in
+            let query: PostgresQuery = """
+                SELECT attempts FROM \(unescaped: tables.cursors)
+                WHERE subscription = \(subscription) AND channel = \(channel)
+                """
+            for try await attempts in try await connection.query(query, logger: Server.logger).decode(Int32.self) {
+                return Int(attempts)
+            }
+            return nil
+        }
+    }
+
     /// Waits until the stored position of `subscription` is `sequence`.
     func waitForPosition(_ sequence: Int64, of subscription: String) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
@@ -203,6 +217,127 @@ extension DatabaseTests {
             #expect(failures.all.map(\.1) == [RecipientFailed(sku: "s3")])
         }
 
+        @Test("a recipient that fails twice is handed the mail a third time, after back-offs of 20 and 40 ms")
+        func retriesAfterBackOff() async throws {
+            let apart = Apart()
+            let times = Inbox<(Int, ContinuousClock.Instant)>()
+            let subscribing = try await RunningLink.start(
+                [PriceChanged.self], origin: uniqueOrigin("subscriber"), configure: apart.configure
+            ) { link in
+                try link.subscription("retrying", startingAt: .beginning).receive(PriceChanged.self) { _, delivery in
+                    times.append((delivery.attempt, .now))
+                    if delivery.attempt < 3 { throw RecipientFailed(sku: "s1") }
+                }
+            }
+            try await apart.post(1...1, on: subscribing)
+            try await apart.waitForPosition(1, of: "retrying")
+            await subscribing.stop()
+
+            #expect(times.all.map(\.0) == [1, 2, 3])
+            let instants = times.all.map(\.1)
+            #expect(instants[1] - instants[0] >= .milliseconds(20))
+            #expect(instants[2] - instants[1] >= .milliseconds(40))
+        }
+
+        @Test("a recipient that always fails: its mail is buried after the attempts, the next goes on; moved back, it is handed once")
+        func deadLettersAndMovingBack() async throws {
+            let apart = Apart()
+            let watched = Inbox<String>()
+            let posting = try await RunningLink.start(
+                [PriceChanged.self], origin: uniqueOrigin("poster"), configure: apart.configure)
+            let watching = try await RunningLink.start(
+                [PriceChanged.self], origin: uniqueOrigin("watcher"), configure: apart.configure)
+            watching.office.register { (change: PriceChanged, _: RemoteOrigin) in watched.append(change.sku) }
+            let failing = Inbox<Bool>()
+            failing.append(true)
+            let handed = Handed()
+            let subscription = Inbox<PostgresSubscription>()
+            let subscribing = try await RunningLink.start(
+                [PriceChanged.self], origin: uniqueOrigin("subscriber"), configure: apart.configure
+            ) { link in
+                let poison = try link.subscription("poison", startingAt: .beginning, maximumAttempts: 3)
+                try poison.receive(PriceChanged.self) { change, delivery in
+                    handed.append((change.sku, delivery))
+                    if change.sku == "bad" && failing.all.last == true { throw RecipientFailed(sku: "bad") }
+                }
+                subscription.append(poison)
+            }
+            let poison = subscription.all[0]
+            posting.office.post(PriceChanged(sku: "s1", cents: 1))
+            posting.office.post(PriceChanged(sku: "bad", cents: 2))
+            posting.office.post(PriceChanged(sku: "s3", cents: 3))
+            try await apart.waitForPosition(3, of: "poison")
+            let letters = try await Server.withConnection { try await poison.deadLetters(on: $0) }
+            #expect(handed.all.map(\.sku) == ["s1", "bad", "bad", "bad", "s3"])
+            #expect(handed.all.map(\.delivery.attempt) == [1, 1, 2, 3, 1])
+            #expect(letters.count == 1)
+            #expect(letters.first?.sequence == 2)
+            #expect(letters.first?.attempts == 3)
+            #expect(letters.first?.error == String(describing: RecipientFailed(sku: "bad")))
+            #expect(letters.first?.origin == posting.link.origin)
+            #expect(letters.first?.linkedName == PriceChanged.linkedName)
+
+            failing.append(false)
+            try await Server.withConnection { connection in
+                try await connection.query("BEGIN", logger: Server.logger)
+                for letter in letters { try await poison.moveBack(letter, in: connection) }
+                try await connection.query("COMMIT", logger: Server.logger)
+            }
+            try await apart.waitForPosition(4, of: "poison")
+            posting.office.post(PriceChanged(sku: "s5", cents: 5))
+            try await apart.waitForPosition(5, of: "poison")
+            try await waitUntil("the watcher has s5") { watched.all.contains("s5") }
+            let left = try await Server.withConnection { try await poison.deadLetters(on: $0) }
+            await subscribing.stop()
+            await watching.stop()
+            await posting.stop()
+
+            #expect(Array(handed.all.map(\.sku).dropFirst(5)) == ["bad", "s5"])
+            #expect(Array(handed.all.map(\.delivery.sequence).dropFirst(5)) == [4, 5])
+            #expect(Array(handed.all.map(\.delivery.attempt).dropFirst(5)) == [1, 1])
+            #expect(left.isEmpty)
+            #expect(watched.all == ["s1", "bad", "s3", "s5"], "moved back for the subscription alone")
+            await #expect(throws: PostgresLinkError.self) {
+                try await Server.withConnection { try await poison.moveBack(letters[0], in: $0) }
+            }
+        }
+
+        @Test("failed attempts are counted in the database: a subscription started again goes on counting")
+        func attemptsSurviveARestart() async throws {
+            let apart = Apart()
+            let attempts = Inbox<Int>()
+            /// A link whose recipient always throws, except that with `holdingThird`, it waits in its third attempt
+            /// until the link stops (a stop does not count as a failure).
+            func start(holdingThird: Bool) async throws -> RunningLink {
+                try await RunningLink.start(
+                    [PriceChanged.self], origin: uniqueOrigin("subscriber"), configure: apart.configure
+                ) { link in
+                    try link.subscription("stubborn", startingAt: .beginning, maximumAttempts: 3).receive(
+                        PriceChanged.self
+                    ) { _, delivery in
+                        attempts.append(delivery.attempt)
+                        if holdingThird && delivery.attempt == 3 { try await Task.sleep(for: .seconds(3600)) }
+                        throw RecipientFailed(sku: "bad")
+                    }
+                }
+            }
+            let first = try await start(holdingThird: true)
+            try await apart.post(1...1, on: first)
+            try await waitUntil("the third attempt starts") { attempts.count == 3 }
+            await first.stop()
+            let counted = try await apart.attempts(of: "stubborn")
+            let second = try await start(holdingThird: false)
+            try await apart.waitForPosition(1, of: "stubborn")
+            let letters = try await Server.withConnection { connection in
+                try await Outbox(tables: apart.tables, logger: Server.logger).deadLetters(of: "stubborn", on: connection)
+            }
+            await second.stop()
+
+            #expect(counted == 2, "the stop in the third attempt is not counted")
+            #expect(attempts.all == [1, 2, 3, 3], "the second process's first attempt is the third, and the last")
+            #expect(letters.map(\.attempts) == [3])
+        }
+
         @Test("two links with one subscription name: one reads the channel, the other takes over when it stops")
         func oneReaderPerChannel() async throws {
             let apart = Apart()
@@ -227,7 +362,7 @@ extension DatabaseTests {
             #expect(otherHanded.all.map(\.delivery.sequence) == Array(21...30))
         }
 
-        @Test("mail pruned before a subscription read it is reported as missed; mail that cannot be decoded too")
+        @Test("mail pruned before a subscription read it is reported as missed; mail that does not decode is buried")
         func missedAndUndecodableMailIsReported() async throws {
             let apart = Apart()
             let posting = try await RunningLink.start(
@@ -255,6 +390,9 @@ extension DatabaseTests {
             let subscribing = try await subscriber(
                 "late", apart, start: .after(sequence: 0), handed: handed, office: office)
             try await apart.waitForPosition(7, of: "late")
+            let letters = try await Server.withConnection { connection in
+                try await Outbox(tables: apart.tables, logger: Server.logger).deadLetters(of: "late", on: connection)
+            }
             await subscribing.stop()
             await posting.stop()
 
@@ -264,6 +402,9 @@ extension DatabaseTests {
             #expect(failures.all.map(\.0) == [missed, nil])
             #expect(failures.all.map(\.1) == [false, true])
             #expect(failures.all.map(\.2) == [1, 6])
+            #expect(letters.map(\.sequence) == [6])
+            #expect(letters.map(\.attempts) == [1])
+            #expect(letters.first?.error.contains("dataCorrupted") == true, "\(letters)")
         }
 
         @Test("a subscription's name, its types and the time it is made are checked")
@@ -275,6 +416,7 @@ extension DatabaseTests {
                 office: PostOffice(), carrying: [PriceChanged.self], database: nowhere,
                 configuration: .init(origin: uniqueOrigin("a")), logger: Server.logger)
             #expect(throws: PostgresLinkError.self) { try link.subscription("") }
+            #expect(throws: PostgresLinkError.self) { try link.subscription("none", maximumAttempts: 0) }
             let subscription = try link.subscription("s")
             #expect(throws: PostgresLinkError(.duplicateSubscription, subscription: "s")) {
                 try link.subscription("s")

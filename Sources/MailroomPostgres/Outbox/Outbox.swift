@@ -30,6 +30,8 @@ struct Outbox: Sendable {
         var echo: Bool
         var linkedName: String
         var body: String
+        /// The one subscription the mail is for (a dead letter moved back), or `nil` for mail for everyone.
+        var target: String? = nil
     }
 
     /// Mail of one channel written by one statement, numbered by its link.
@@ -48,7 +50,8 @@ struct Outbox: Sendable {
     /// Creates the tables and the function unless they exist, in one statement, under a lock held until it
     /// commits, so that processes starting together do not race to create them.
     func createTables(on connection: PostgresConnection) async throws {
-        let (channels, outbox, write, cursors) = (tables.channels, tables.outbox, tables.write, tables.cursors)
+        let (channels, outbox, write) = (tables.channels, tables.outbox, tables.write)
+        let (cursors, deadLetters) = (tables.cursors, tables.deadLetters)
         // A notification carries the tables' tag and the whole mail when it fits (number, link, echo, origin, name
         // and body on lines of their own), otherwise the tag and the number (``Notification``). The statements of a
         // PL/pgSQL function are planned once per session.
@@ -74,12 +77,26 @@ struct Outbox: Sendable {
                         UNIQUE (link, link_seq)
                     );
                     CREATE INDEX IF NOT EXISTS \(tables.createdAtIndex) ON \(outbox) (created_at);
+                    ALTER TABLE \(outbox) ADD COLUMN IF NOT EXISTS target text;
                     CREATE TABLE IF NOT EXISTS \(cursors) (
                         subscription text NOT NULL,
                         channel text NOT NULL,
                         seq bigint NOT NULL,
+                        attempts integer NOT NULL DEFAULT 0,
                         updated_at timestamptz NOT NULL DEFAULT now(),
                         PRIMARY KEY (subscription, channel)
+                    );
+                    CREATE TABLE IF NOT EXISTS \(deadLetters) (
+                        id bigserial PRIMARY KEY,
+                        subscription text NOT NULL,
+                        channel text NOT NULL,
+                        seq bigint NOT NULL,
+                        origin text NOT NULL,
+                        type_name text NOT NULL,
+                        body text NOT NULL,
+                        error text NOT NULL,
+                        attempts integer NOT NULL,
+                        failed_at timestamptz NOT NULL DEFAULT now()
                     );
                     CREATE OR REPLACE FUNCTION \(write)(
                         p_channel text, p_origin text, p_link bigint, p_numbers bigint[], p_echo boolean,
@@ -148,13 +165,15 @@ struct Outbox: Sendable {
         async throws -> [Row]
     {
         let query: PostgresQuery = """
-            SELECT seq, origin, link, echo, type_name, body FROM \(unescaped: tables.outbox)
+            SELECT seq, origin, link, echo, type_name, body, target FROM \(unescaped: tables.outbox)
             WHERE channel = \(channel) AND seq > \(sequence) ORDER BY seq LIMIT \(Int64(limit))
             """
         return try await connection.answer(query, logger: logger).map { row in
-            let (sequence, origin, link, echo, linkedName, body) = try row.decode(
-                (Int64, String, Int64, Bool, String, String).self)
-            return Row(sequence: sequence, origin: origin, link: link, echo: echo, linkedName: linkedName, body: body)
+            let (sequence, origin, link, echo, linkedName, body, target) = try row.decode(
+                (Int64, String, Int64, Bool, String, String, String?).self)
+            return Row(
+                sequence: sequence, origin: origin, link: link, echo: echo, linkedName: linkedName, body: body,
+                target: target)
         }
     }
 
@@ -180,12 +199,13 @@ struct Outbox: Sendable {
         return try await Int(connection.answer(query, logger: logger).first?.decode(Int64.self) ?? 0)
     }
 
-    /// The stored position of `subscription` on `channel`: the number of the last mail it handled. A subscription
-    /// that has none yet gets one from `start`, stored at once, so that it does not move when the process restarts.
+    /// The stored position of `subscription` on `channel` (the number of the last mail it handled), and the failed
+    /// attempts at the mail after it. A subscription that has none yet gets one from `start`, stored at once, so
+    /// that it does not move when the process restarts.
     func position(
         of subscription: String, on channel: String, start: PostgresSubscription.Start,
         on connection: PostgresConnection
-    ) async throws -> Int64 {
+    ) async throws -> (position: Int64, attempts: Int) {
         var binds = PostgresBindings(capacity: 3)
         binds.append(subscription)
         binds.append(channel)
@@ -207,14 +227,15 @@ struct Outbox: Sendable {
             unsafeSQL: """
                 WITH stored AS (
                     INSERT INTO \(tables.cursors) (subscription, channel, seq) VALUES ($1, $2, \(first))
-                    ON CONFLICT (subscription, channel) DO NOTHING RETURNING seq
-                ) SELECT seq FROM stored UNION ALL
-                SELECT seq FROM \(tables.cursors) WHERE subscription = $1 AND channel = $2
+                    ON CONFLICT (subscription, channel) DO NOTHING RETURNING seq, attempts
+                ) SELECT seq, attempts FROM stored UNION ALL
+                SELECT seq, attempts FROM \(tables.cursors) WHERE subscription = $1 AND channel = $2
                 """, binds: binds)
-        guard let position = try await connection.answer(query, logger: logger).first?.decode(Int64.self) else {
-            throw ConnectionLost.closed
+        guard let row = try await connection.answer(query, logger: logger).first else {
+            throw SubscriptionMoved(subscription: subscription, channel: channel, expected: nil)
         }
-        return position
+        let (position, attempts) = try row.decode((Int64, Int32).self)
+        return (position, Int(attempts))
     }
 
     /// Moves the stored position of `subscription` on `channel` from `old` to `new`, in the connection's current
@@ -223,12 +244,84 @@ struct Outbox: Sendable {
         _ subscription: String, on channel: String, from old: Int64, to new: Int64, on connection: PostgresConnection
     ) async throws {
         let query: PostgresQuery = """
-            UPDATE \(unescaped: tables.cursors) SET seq = \(new), updated_at = now()
+            UPDATE \(unescaped: tables.cursors) SET seq = \(new), attempts = 0, updated_at = now()
             WHERE subscription = \(subscription) AND channel = \(channel) AND seq = \(old) RETURNING 1
             """
         if try await connection.answer(query, logger: logger).isEmpty {
             throw SubscriptionMoved(subscription: subscription, channel: channel, expected: old)
         }
+    }
+
+    /// Counts a failed attempt at the mail after `position` of `subscription` on `channel`; returns the attempts
+    /// counted so far. Throws ``SubscriptionMoved`` when the position is no longer `position`.
+    func countFailure(of subscription: String, on channel: String, after position: Int64, on connection: PostgresConnection)
+        async throws -> Int
+    {
+        let query: PostgresQuery = """
+            UPDATE \(unescaped: tables.cursors) SET attempts = attempts + 1, updated_at = now()
+            WHERE subscription = \(subscription) AND channel = \(channel) AND seq = \(position) RETURNING attempts
+            """
+        guard let attempts = try await connection.answer(query, logger: logger).first?.decode(Int32.self) else {
+            throw SubscriptionMoved(subscription: subscription, channel: channel, expected: position)
+        }
+        return Int(attempts)
+    }
+
+    /// Moves `row`, which `subscription` failed to handle `attempts` times with `error`, to the dead letters, and
+    /// the position from `position` past it, in one transaction.
+    func bury(
+        _ row: Row, of subscription: String, on channel: String, after position: Int64, error: String, attempts: Int,
+        on connection: PostgresConnection
+    ) async throws {
+        try await execute("BEGIN", on: connection)
+        let query: PostgresQuery = """
+            INSERT INTO \(unescaped: tables.deadLetters)
+                (subscription, channel, seq, origin, type_name, body, error, attempts)
+            VALUES (\(subscription), \(channel), \(row.sequence), \(row.origin), \(row.linkedName), \(row.body),
+                \(error), \(Int32(clamping: attempts)))
+            """
+        _ = try await connection.answer(query, logger: logger)
+        try await move(subscription, on: channel, from: position, to: row.sequence, on: connection)
+        try await execute("COMMIT", on: connection)
+    }
+
+    /// The dead letters of `subscription`, oldest first.
+    func deadLetters(of subscription: String, on connection: PostgresConnection) async throws
+        -> [PostgresSubscription.DeadLetter]
+    {
+        let query: PostgresQuery = """
+            SELECT id, channel, seq, origin, type_name, body, error, attempts, failed_at
+            FROM \(unescaped: tables.deadLetters) WHERE subscription = \(subscription) ORDER BY id
+            """
+        return try await connection.answer(query, logger: logger).map { row in
+            let (id, channel, sequence, origin, linkedName, body, error, attempts, failedAt) = try row.decode(
+                (Int64, String, Int64, String, String, String, String, Int32, Date).self)
+            return PostgresSubscription.DeadLetter(
+                id: id, subscription: subscription, channel: channel, sequence: sequence, origin: origin,
+                linkedName: linkedName, body: body, error: error, attempts: Int(attempts), failedAt: failedAt)
+        }
+    }
+
+    /// Deletes `letter` from the dead letters and writes its mail again, at the end of its channel, for its
+    /// subscription alone, in the connection's current transaction; returns `false` when the letter is not there.
+    func resurrect(_ letter: PostgresSubscription.DeadLetter, on connection: PostgresConnection) async throws -> Bool {
+        // Link 0 is no link's id (they are positive), and the letter's id is unique: the mail's (link, link_seq).
+        let query: PostgresQuery = """
+            WITH letter AS (
+                DELETE FROM \(unescaped: tables.deadLetters) WHERE id = \(letter.id) AND subscription = \(letter.subscription)
+                RETURNING id, subscription, channel, origin, type_name, body
+            ), numbered AS (
+                INSERT INTO \(unescaped: tables.channels) AS c (channel, last_seq) SELECT channel, 1 FROM letter
+                ON CONFLICT (channel) DO UPDATE SET last_seq = c.last_seq + 1 RETURNING c.channel, c.last_seq
+            ), written AS (
+                INSERT INTO \(unescaped: tables.outbox) (channel, seq, origin, link, link_seq, echo, type_name, body, target)
+                SELECT letter.channel, numbered.last_seq, letter.origin, 0, letter.id, false, letter.type_name,
+                    letter.body, letter.subscription
+                FROM letter JOIN numbered ON numbered.channel = letter.channel
+                RETURNING channel, seq
+            ) SELECT pg_notify(channel, \(tables.tag) || E'\\n' || seq::text) FROM written
+            """
+        return try await !connection.answer(query, logger: logger).isEmpty
     }
 
     /// Waits until this session holds the lock that makes it the one reader of `subscription` on `channel`, or
@@ -287,10 +380,12 @@ struct Outbox: Sendable {
 struct SubscriptionMoved: Error, CustomStringConvertible {
     let subscription: String
     let channel: String
-    let expected: Int64
+    /// The position it was expected at, or `nil` when it was expected to exist.
+    let expected: Int64?
 
     var description: String {
-        "the position of subscription \(subscription) on \(channel) is no longer \(expected): another process moved it"
+        let expected = self.expected.map { "no longer \($0)" } ?? "gone"
+        return "the position of subscription \(subscription) on \(channel) is \(expected): another process moved it"
     }
 }
 #endif

@@ -26,10 +26,13 @@ import PostgresNIO
 /// - **One reader per channel.** Processes that use the same name share one position per channel: one of them
 ///   reads a channel at a time, and another takes over as soon as the database ends the first one's session (at
 ///   once when its process exits or its link stops).
-/// - **Failures reach someone.** A recipient that throws is reported as a `DeliveryFailure` on the link's office
-///   (its mail a ``RemoteLetter``, its error the recipient's) and gets the same mail again after a back-off of 20 ms
-///   doubling to 1 s, for as long as it throws: the channel waits for it. Mail that cannot be decoded is reported
-///   the same way and passed over. Mail that left the outbox before the subscription read it is reported as
+/// - **Retries, then dead letters.** A recipient that throws is reported as a `DeliveryFailure` on the link's
+///   office (its mail a ``RemoteLetter``, its error the recipient's), and the attempt is counted in the database, so
+///   a restart or another process goes on counting. It gets the same mail again after a back-off of 20 ms doubling
+///   to 1 s, until ``maximumAttempts`` attempts have failed: then the mail moves to the dead letters with its error
+///   (``deadLetters(on:)``), and the channel goes on. Mail that cannot be decoded is reported the same way and moves
+///   to the dead letters at once. ``moveBack(_:in:)`` hands a dead letter to the subscription again.
+/// - **Nothing skipped in silence.** Mail that left the outbox before the subscription read it is reported as
 ///   ``PostgresLinkError/Code/missedMail``.
 ///
 /// Mail posted by this process is handed to its subscriptions too, unlike the office's recipients, which get only
@@ -78,10 +81,37 @@ public final class PostgresSubscription: Sendable {
         public let attempt: Int
     }
 
+    /// A mail that a subscription's recipient failed to handle ``PostgresSubscription/maximumAttempts`` times, or
+    /// that did not decode, kept in the database with the last error until it is moved back.
+    public struct DeadLetter: Sendable, Hashable {
+        /// Its number among the dead letters.
+        public let id: Int64
+        /// The subscription that failed to handle it.
+        public let subscription: String
+        /// The channel it was committed on.
+        public let channel: String
+        /// Its number on the channel.
+        public let sequence: Int64
+        /// The ``PostgresLink/Configuration/origin`` of the link that sent it.
+        public let origin: String
+        /// The ``LinkedMail/linkedName`` it was sent under.
+        public let linkedName: String
+        /// Its JSON.
+        public let body: String
+        /// The last error, in words: what the recipient threw, or why the mail did not decode.
+        public let error: String
+        /// How many attempts failed.
+        public let attempts: Int
+        /// When it was moved to the dead letters, by the database's clock.
+        public let failedAt: Date
+    }
+
     /// The subscription's name: processes that use it share its positions.
     public let name: String
     /// Where it starts on a channel it has no position on.
     public let start: Start
+    /// The failed attempts at one mail after which it moves to the dead letters.
+    public let maximumAttempts: Int
 
     /// One received type's recipient, built from the type so that nothing is cast: it decodes a body (throwing
     /// when it cannot), and then runs the recipient on the reader's connection.
@@ -99,10 +129,42 @@ public final class PostgresSubscription: Sendable {
     private let state = NIOLockedValueBox(State())
     private let core: LinkCore
 
-    init(name: String, start: Start, core: LinkCore) {
+    init(name: String, start: Start, maximumAttempts: Int, core: LinkCore) {
         self.name = name
         self.start = start
+        self.maximumAttempts = maximumAttempts
         self.core = core
+    }
+
+    /// The subscription's dead letters, oldest first, read on `connection`. The tables must exist: they do once a
+    /// link with the same ``PostgresLink/Configuration/tablePrefix`` has run.
+    public func deadLetters(on connection: PostgresConnection) async throws -> [DeadLetter] {
+        try await core.outbox.deadLetters(of: name, on: connection)
+    }
+
+    /// Deletes `letter` from the dead letters and writes its mail again, at the end of its channel, for this
+    /// subscription alone, in the transaction open on `connection`: once that commits, the subscription is handed
+    /// the mail again (as a new attempt, with a new ``Delivery/sequence``), and neither the offices of linked
+    /// processes nor other subscriptions receive it again.
+    ///
+    /// ```swift
+    /// try await client.withTransaction(logger: logger) { connection in
+    ///     for letter in try await welcomes.deadLetters(on: connection) {
+    ///         try await welcomes.moveBack(letter, in: connection)
+    ///     }
+    /// }
+    /// ```
+    /// - Throws: ``PostgresLinkError`` with the code ``PostgresLinkError/Code/unknownDeadLetter`` when the letter is
+    ///   not among this subscription's dead letters (moved back already, say), or the database's error.
+    public func moveBack(_ letter: DeadLetter, in connection: PostgresConnection) async throws {
+        guard letter.subscription == name, try await core.outbox.resurrect(letter, on: connection) else {
+            throw PostgresLinkError(
+                .unknownDeadLetter, channel: letter.channel, sequences: letter.sequence...letter.sequence,
+                subscription: name, detail: "dead letter \(letter.id) of \(letter.subscription)")
+        }
+        core.logger.info(
+            "moved a dead letter back",
+            metadata: ["subscription": "\(name)", "channel": "\(letter.channel)", "sequence": "\(letter.sequence)"])
     }
 
     /// Hands each mail of type `M` to `recipient`, which the subscription runs in the channel's order; the position

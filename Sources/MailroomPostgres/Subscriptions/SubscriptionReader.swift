@@ -48,11 +48,15 @@ struct SubscriptionReader: Sendable {
             try await outbox.lockSubscription(name, on: channel, waitingAtMost: wait, on: connection)
         }) {}
         let start = subscription.start
-        let position = try await core.answer(on: connection) {
+        let (position, failures) = try await core.answer(on: connection) {
             try await $0.position(of: name, on: channel, start: start, on: $1)
         }
-        var machine = SubscriptionStateMachine(channel: channel, position: position)
+        var machine = SubscriptionStateMachine(
+            channel: channel, position: position, failures: failures,
+            maximumAttempts: subscription.maximumAttempts)
         var action = machine.start()
+        /// What the last recipient threw, or why its mail did not decode: for the dead letter.
+        var lastError = ""
         while true {
             switch action {
             case .read(let after):
@@ -60,13 +64,37 @@ struct SubscriptionReader: Sendable {
                     try await $0.rows(of: channel, after: after, limit: Listener.pageSize, on: $1)
                 }
                 action = machine.read(rows, complete: rows.count < Listener.pageSize)
-            case .handle(let row, let attempt):
-                let handled = try await handle(row, attempt: attempt, after: machine.position, on: connection)
-                action = handled ? machine.handled() : machine.failed()
-            case .retry(let row, let attempt, let delay):
-                try await Task.sleep(for: delay)
-                let handled = try await handle(row, attempt: attempt, after: machine.position, on: connection)
-                action = handled ? machine.handled() : machine.failed()
+            case .handle(let row, let attempt), .retry(let row, let attempt, _):
+                if case .retry(_, _, let delay) = action { try await Task.sleep(for: delay) }
+                switch try await handle(row, attempt: attempt, after: machine.position, on: connection) {
+                case .handled:
+                    action = machine.handled()
+                case .failed(let error):
+                    lastError = String(describing: error)
+                    action = machine.failed()
+                case .undecodable(let error):
+                    lastError = String(describing: error)
+                    action = machine.undecodable()
+                }
+            case .countFailure:
+                let position = machine.position
+                let attempts = try await core.answer(on: connection) {
+                    try await $0.countFailure(of: name, on: channel, after: position, on: $1)
+                }
+                action = machine.counted(attempts: attempts)
+            case .bury(let row, let attempts):
+                let (position, error) = (machine.position, lastError)
+                try await core.answer(on: connection) {
+                    try await $0.bury(
+                        row, of: name, on: channel, after: position, error: error, attempts: attempts, on: $1)
+                }
+                core.logger.error(
+                    "moved mail to the dead letters",
+                    metadata: [
+                        "subscription": "\(name)", "channel": "\(channel)", "sequence": "\(row.sequence)",
+                        "attempts": "\(attempts)", "error": "\(error)",
+                    ])
+                action = machine.handled()
             case .stepOver(var missed, let from, let to):
                 try await core.answer(on: connection) { try await $0.move(name, on: channel, from: from, to: to, on: $1) }
                 missed.subscription = name
@@ -78,27 +106,36 @@ struct SubscriptionReader: Sendable {
         }
     }
 
+    /// What became of a mail handed to its recipient.
+    private enum Outcome {
+        /// The position moved past it: the recipient returned, or the mail is not for the subscription.
+        case handled
+        /// The recipient threw this (reported).
+        case failed(any Error)
+        /// The mail did not decode, for this reason (reported).
+        case undecodable(any Error)
+    }
+
     /// Hands `row` to its recipient and stores its number as the position (in the recipient's transaction when it
-    /// has one); returns whether the position moved. A mail of a type the subscription does not receive, or that
-    /// cannot be decoded (reported), moves it at once. Throws when the database fails.
+    /// has one). A mail of a type the subscription does not receive, or for another subscription, moves it at once.
+    /// Throws when the database fails.
     private func handle(
         _ row: Outbox.Row, attempt: Int, after position: Int64, on connection: PostgresConnection
-    ) async throws -> Bool {
+    ) async throws -> Outcome {
         let (name, channel, sequence) = (subscription.name, self.channel, row.sequence)
         let move: @Sendable (Outbox, PostgresConnection) async throws -> Void = {
             try await $0.move(name, on: channel, from: position, to: sequence, on: $1)
         }
-        guard let recipient = recipients[row.linkedName] else {
+        guard let recipient = recipients[row.linkedName], row.target == nil || row.target == name else {
             try await core.answer(on: connection, move)
-            return true
+            return .handled
         }
         let run: @Sendable (PostgresSubscription.Delivery, PostgresConnection) async throws -> Void
         do {
             run = try recipient.decode(row.body)
         } catch {
             core.report(error, handling: row, from: channel)
-            try await core.answer(on: connection, move)
-            return true
+            return .undecodable(error)
         }
         let delivery = PostgresSubscription.Delivery(
             channel: channel, sequence: sequence, origin: row.origin, attempt: attempt)
@@ -107,9 +144,10 @@ struct SubscriptionReader: Sendable {
             do {
                 try await run(delivery, connection)
             } catch {
+                try Task.checkCancellation()
                 core.report(error, handling: row, from: channel)
                 try await core.answer(on: connection) { try await $0.execute("ROLLBACK", on: $1) }
-                return false
+                return .failed(error)
             }
             try await core.answer(on: connection) { outbox, connection in
                 try await move(outbox, connection)
@@ -119,12 +157,14 @@ struct SubscriptionReader: Sendable {
             do {
                 try await run(delivery, connection)
             } catch {
+                // A recipient stopped by the link's stop has not failed: the mail is handed again when it starts.
+                try Task.checkCancellation()
                 core.report(error, handling: row, from: channel)
-                return false
+                return .failed(error)
             }
             try await core.answer(on: connection, move)
         }
-        return true
+        return .handled
     }
 }
 #endif

@@ -6,8 +6,9 @@
 /// Mail is handled in the channel's order, one at a time, and the position moves past a mail only once its handler
 /// has returned (the reader stores it with the mail, in the handler's transaction when it has one): after a crash,
 /// the mail after the stored position is handled again, so each mail is handled at least once. A handler that throws
-/// gets the same mail again after a back-off. Numbers that the outbox no longer has (it pruned them) are reported as
-/// missed and stepped over, never skipped in silence.
+/// has its failure counted in the database, and gets the same mail again after a back-off, until the count reaches
+/// the subscription's maximum: then the mail goes to the dead letters and the channel goes on. Numbers that the
+/// outbox no longer has (it pruned them) are reported as missed and stepped over, never skipped in silence.
 struct SubscriptionStateMachine: Sendable, Hashable {
     /// What the reader does next.
     enum Action: Sendable, Hashable {
@@ -16,8 +17,12 @@ struct SubscriptionStateMachine: Sendable, Hashable {
         /// Runs the handler for this mail (as its `attempt`th attempt, from 1), storing its number as the position
         /// when it returns; then ``handled()`` or ``failed()``.
         case handle(Outbox.Row, attempt: Int)
+        /// Counts a failed attempt at this mail in the database, and hands the count to ``counted(attempts:)``.
+        case countFailure(Outbox.Row)
         /// Waits this long, then runs the handler for the mail again (its `attempt`th attempt).
         case retry(Outbox.Row, attempt: Int, after: Duration)
+        /// Moves the mail to the dead letters and the stored position past it, then ``handled()``.
+        case bury(Outbox.Row, attempts: Int)
         /// Moves the stored position from `from` over mail the outbox no longer has, to `to`, reports the mail as
         /// missed, then ``stepped()``.
         case stepOver(PostgresLinkError, from: Int64, to: Int64)
@@ -27,6 +32,8 @@ struct SubscriptionStateMachine: Sendable, Hashable {
     }
 
     let channel: String
+    /// The attempts at one mail after which it goes to the dead letters.
+    let maximumAttempts: Int
     /// The number of the last mail handled (or stepped over), as stored.
     private(set) var position: Int64
     /// The highest number the channel is known to have.
@@ -38,13 +45,16 @@ struct SubscriptionStateMachine: Sendable, Hashable {
     private var pending: ArraySlice<Outbox.Row> = []
     /// Whether the last read returned all the mail there was after the position.
     private var complete = false
-    /// The failed attempts at the first pending mail.
-    private var failures = 0
+    /// The failed attempts at the mail after the position, as stored.
+    private var failures: Int
 
-    /// A reader of `channel` whose stored position is `position`.
-    init(channel: String, position: Int64) {
+    /// A reader of `channel` whose stored position is `position`, with `failures` failed attempts (as stored) at the
+    /// mail after it.
+    init(channel: String, position: Int64, failures: Int = 0, maximumAttempts: Int = .max) {
         self.channel = channel
         self.position = position
+        self.failures = failures
+        self.maximumAttempts = maximumAttempts
         latest = position
         latestBeforeRead = position
     }
@@ -65,18 +75,33 @@ struct SubscriptionStateMachine: Sendable, Hashable {
         return next()
     }
 
-    /// The handler of the first pending mail returned, and its number is stored as the position.
+    /// The handler of the first pending mail returned (or the mail went to the dead letters), and its number is
+    /// stored as the position.
     mutating func handled() -> Action {
         if let row = pending.popFirst() { position = row.sequence }
         failures = 0
         return next()
     }
 
-    /// The handler of the first pending mail threw: it is tried again after a back-off.
+    /// The handler of the first pending mail threw: the failure is counted.
     mutating func failed() -> Action {
         guard let row = pending.first else { return next() }
-        failures += 1
-        return .retry(row, attempt: failures + 1, after: retryDelay(afterFailures: failures))
+        return .countFailure(row)
+    }
+
+    /// The first pending mail cannot be decoded: trying again would not help, so it goes to the dead letters.
+    mutating func undecodable() -> Action {
+        guard let row = pending.first else { return next() }
+        return .bury(row, attempts: failures + 1)
+    }
+
+    /// The failed attempts at the first pending mail are `attempts`, as stored: it is tried again after a back-off,
+    /// or, at the maximum, goes to the dead letters.
+    mutating func counted(attempts: Int) -> Action {
+        guard let row = pending.first else { return next() }
+        failures = attempts
+        if attempts >= maximumAttempts { return .bury(row, attempts: attempts) }
+        return .retry(row, attempt: attempts + 1, after: retryDelay(afterFailures: attempts))
     }
 
     /// The position after missed mail was stored.
@@ -107,7 +132,10 @@ struct SubscriptionStateMachine: Sendable, Hashable {
 
     /// Moves the position over the missed numbers up to `sequence`.
     private mutating func stepOver(to sequence: Int64) -> Action {
-        defer { position = sequence }
+        defer {
+            position = sequence
+            failures = 0
+        }
         return .stepOver(missed(position + 1...sequence), from: position, to: sequence)
     }
 

@@ -50,17 +50,45 @@ struct SubscriptionStateMachineTests {
         #expect(machine.read([], complete: true) == .wait(beyond: 2))
     }
 
-    @Test("a failed mail is tried again after a back-off that grows, and the position waits for it")
+    @Test("a failed mail is counted, then tried again after a back-off that grows, and the position waits for it")
     func retriesWithBackOff() {
-        var machine = SubscriptionStateMachine(channel: "c", position: 0)
+        var machine = SubscriptionStateMachine(channel: "c", position: 0, maximumAttempts: 4)
         _ = machine.start()
         #expect(machine.read(rows(1...2), complete: true) == .handle(row(1), attempt: 1))
-        #expect(machine.failed() == .retry(row(1), attempt: 2, after: .milliseconds(20)))
-        #expect(machine.failed() == .retry(row(1), attempt: 3, after: .milliseconds(40)))
-        #expect(machine.failed() == .retry(row(1), attempt: 4, after: .milliseconds(80)))
+        #expect(machine.failed() == .countFailure(row(1)))
+        #expect(machine.counted(attempts: 1) == .retry(row(1), attempt: 2, after: .milliseconds(20)))
+        #expect(machine.failed() == .countFailure(row(1)))
+        #expect(machine.counted(attempts: 2) == .retry(row(1), attempt: 3, after: .milliseconds(40)))
         #expect(machine.position == 0)
         #expect(machine.handled() == .handle(row(2), attempt: 1))
-        #expect(machine.failed() == .retry(row(2), attempt: 2, after: .milliseconds(20)))
+        #expect(machine.failed() == .countFailure(row(2)))
+        #expect(machine.counted(attempts: 1) == .retry(row(2), attempt: 2, after: .milliseconds(20)))
+    }
+
+    @Test("at the maximum of failed attempts, the mail goes to the dead letters and the next one is handled")
+    func buriesAfterTheMaximum() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 0, maximumAttempts: 3)
+        _ = machine.start()
+        #expect(machine.read(rows(1...2), complete: true) == .handle(row(1), attempt: 1))
+        #expect(machine.failed() == .countFailure(row(1)))
+        #expect(machine.counted(attempts: 3) == .bury(row(1), attempts: 3), "the count is the database's")
+        #expect(machine.handled() == .handle(row(2), attempt: 1))
+        #expect(machine.position == 1)
+    }
+
+    @Test("the attempts stored before a restart go on counting; mail that does not decode is buried at once")
+    func storedAttemptsCount() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 4, failures: 2, maximumAttempts: 3)
+        _ = machine.start()
+        #expect(machine.read(rows(5...6), complete: true) == .handle(row(5), attempt: 3))
+        #expect(machine.failed() == .countFailure(row(5)))
+        #expect(machine.counted(attempts: 3) == .bury(row(5), attempts: 3))
+        #expect(machine.handled() == .handle(row(6), attempt: 1))
+        #expect(machine.undecodable() == .bury(row(6), attempts: 1))
+        var pruned = SubscriptionStateMachine(channel: "c", position: 4, failures: 2, maximumAttempts: 3)
+        _ = pruned.start()
+        #expect(pruned.read(rows(7...7), complete: true) == stepOver(5...6))
+        #expect(pruned.stepped() == .handle(row(7), attempt: 1), "the failures were the pruned mail's")
     }
 
     @Test("waking for mail beyond the position reads it; waking for less waits on")
@@ -111,12 +139,17 @@ struct SubscriptionStateMachineTests {
 }
 
 /// The subscription's machine against a model of the database, through random interleavings: commits, pruning,
-/// recipients that throw, wakes, and crashes that restart the reader from the stored position. Whatever happens,
-/// each committed mail is handled (at least once, and more than once only when a crash came between its handling
-/// and the storing of its position) or reported as missed (and only if it was pruned), in order.
+/// recipients that throw now and then or always (poison), wakes, and crashes that restart the reader from the stored
+/// position and attempts. Whatever happens, each committed mail is handled (at least once, and more than once only
+/// when a crash came between its handling and the storing of its position), buried after the maximum of attempts
+/// counted across crashes, or reported as missed (and only if it was pruned), in order.
 @Suite("The subscription's machine against a model database")
 struct SubscriptionModelTests {
     static let pageSize = 3
+    static let maximumAttempts = 4
+
+    /// Whether mail `sequence` always fails.
+    static func isPoison(_ sequence: Int64) -> Bool { sequence % 13 == 0 }
 
     struct Model {
         var random: SplitMix64
@@ -124,7 +157,11 @@ struct SubscriptionModelTests {
         var last: Int64 = 0
         var pruned: Set<Int64> = []
         var stored: Int64 = 0
-        var machine = SubscriptionStateMachine(channel: "c", position: 0)
+        /// The failed attempts at the mail after `stored`, as the database counts them.
+        var storedAttempts = 0
+        var buried: [Int64] = []
+        var machine = SubscriptionStateMachine(
+            channel: "c", position: 0, maximumAttempts: SubscriptionModelTests.maximumAttempts)
         var action: SubscriptionStateMachine.Action
         /// Every handling that returned, in order (a mail twice only across a crash).
         var handled: [Int64] = []
@@ -150,7 +187,9 @@ struct SubscriptionModelTests {
 
         mutating func crash() {
             crashes += 1
-            machine = SubscriptionStateMachine(channel: "c", position: stored)
+            machine = SubscriptionStateMachine(
+                channel: "c", position: stored, failures: storedAttempts,
+                maximumAttempts: SubscriptionModelTests.maximumAttempts)
             action = machine.start()
         }
 
@@ -161,12 +200,13 @@ struct SubscriptionModelTests {
                 let rows = outbox.values.filter { $0.sequence > after }.sorted { $0.sequence < $1.sequence }
                 let page = Array(rows.prefix(SubscriptionModelTests.pageSize))
                 action = machine.read(page, complete: page.count < SubscriptionModelTests.pageSize)
-            case .handle(let row, _), .retry(let row, _, _):
-                if random.next() % 5 == 0 {
+            case .handle(let row, let attempt), .retry(let row, let attempt, _):
+                #expect(row.sequence == stored + 1, "handled \(row.sequence) after \(stored)")
+                #expect(attempt == storedAttempts + 1, "attempt \(attempt) after \(storedAttempts) failures")
+                if SubscriptionModelTests.isPoison(row.sequence) || random.next() % 5 == 0 {
                     action = machine.failed()
                     return
                 }
-                #expect(row.sequence == stored + 1, "handled \(row.sequence) after \(stored)")
                 handled.append(row.sequence)
                 if random.next() % 20 == 0 {
                     // The process dies between the recipient's return and the storing of the position.
@@ -174,6 +214,18 @@ struct SubscriptionModelTests {
                     return
                 }
                 stored = row.sequence
+                storedAttempts = 0
+                action = machine.handled()
+            case .countFailure(let row):
+                #expect(row.sequence == stored + 1)
+                storedAttempts += 1
+                action = machine.counted(attempts: storedAttempts)
+            case .bury(let row, let attempts):
+                #expect(row.sequence == stored + 1)
+                #expect(attempts == storedAttempts && attempts >= SubscriptionModelTests.maximumAttempts)
+                buried.append(row.sequence)
+                stored = row.sequence
+                storedAttempts = 0
                 action = machine.handled()
             case .stepOver(let error, let from, let to):
                 #expect(from == stored)
@@ -182,6 +234,7 @@ struct SubscriptionModelTests {
                     missed.append(sequence)
                 }
                 stored = to
+                storedAttempts = 0
                 action = machine.stepped()
             case .wait(let beyond):
                 if last > beyond { action = machine.woke(latest: last) }
@@ -189,7 +242,7 @@ struct SubscriptionModelTests {
         }
     }
 
-    @Test("500 random interleavings: every mail handled in order at least once, or missed only when pruned")
+    @Test("500 random interleavings: every mail handled in order at least once, buried, or missed only when pruned")
     func randomInterleavings() {
         for seed in UInt64(1)...500 {
             var model = Model(seed: seed)
@@ -214,11 +267,16 @@ struct SubscriptionModelTests {
             #expect(model.stored == model.last, "seed \(seed)")
             // Each number up to the last was handled or missed; missed ones never handled after they were missed.
             let handled = Set(model.handled)
+            let (buried, missed) = (Set(model.buried), Set(model.missed))
             for sequence in 1...max(model.last, 1) where model.last > 0 {
+                // Handled and then buried only when a crash came between its handling and the storing of its number.
+                let (wasHandled, wasBuried) = (handled.contains(sequence), buried.contains(sequence))
                 #expect(
-                    handled.contains(sequence) || model.missed.contains(sequence),
-                    "seed \(seed): mail \(sequence) was neither handled nor reported")
+                    missed.contains(sequence) != (wasHandled || wasBuried),
+                    "seed \(seed): mail \(sequence) is handled \(wasHandled), buried \(wasBuried), missed \(missed.contains(sequence))")
+                if Self.isPoison(sequence) { #expect(!handled.contains(sequence), "seed \(seed)") }
             }
+            #expect(model.buried.count == buried.count, "seed \(seed): a mail buried twice")
             #expect(Set(model.missed).count == model.missed.count, "seed \(seed): a mail reported missed twice")
             // More handlings than mail only through crashes: each crash repeats at most one mail.
             #expect(model.handled.count - handled.count <= model.crashes, "seed \(seed)")
