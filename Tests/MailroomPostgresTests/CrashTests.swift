@@ -61,7 +61,9 @@ extension DatabaseTests {
             for peer in peers { #expect(try await peer.exitStatus() == 0) }
         }
 
-        @Test("a subscriber killed with SIGKILL mid-stream and started again is handed every mail, in order, at least once")
+        @Test(
+            "a subscriber killed with SIGKILL mid-stream and started again is handed every mail, in order, at least once"
+        )
         func killedSubscriberResumes() async throws {
             let apart = Apart()
             let poster = try await poster(apart)
@@ -85,7 +87,9 @@ extension DatabaseTests {
             print("killed subscriber: \(before.count) handled before the kill, \(after.count) after, \(twice) twice")
         }
 
-        @Test("with its recipient in the transaction, a process killed between its recipient and the commit has each effect once")
+        @Test(
+            "with its recipient in the transaction, a process killed between its recipient and the commit has each effect once"
+        )
         func killedInTransactionHasEachEffectOnce() async throws {
             let apart = Apart()
             let effects = "\(apart.prefix)effects"

@@ -109,7 +109,8 @@ extension DatabaseTests {
                 handed.all.map(\.delivery.origin)
                     == Array(repeating: posting.link.origin, count: 3)
                     + Array(repeating: subscribing.link.origin, count: 2))
-            #expect(handed.all.allSatisfy { $0.delivery.attempt == 1 && $0.delivery.channel == PriceChanged.linkedChannel })
+            #expect(
+                handed.all.allSatisfy { $0.delivery.attempt == 1 && $0.delivery.channel == PriceChanged.linkedChannel })
         }
 
         @Test("a subscription started again under its name is handed what was committed while it was stopped")
@@ -141,7 +142,8 @@ extension DatabaseTests {
                 [PriceChanged.self], origin: uniqueOrigin("poster"), configure: apart.configure)
             try await apart.post(1...10, on: posting)
             let time = try await Server.withConnection { connection in
-                for try await now in try await connection.query("SELECT now()", logger: Server.logger).decode(Date.self) {
+                for try await now in try await connection.query("SELECT now()", logger: Server.logger).decode(Date.self)
+                {
                     return now
                 }
                 return Date.distantFuture
@@ -239,7 +241,9 @@ extension DatabaseTests {
             #expect(instants[2] - instants[1] >= .milliseconds(40))
         }
 
-        @Test("a recipient that always fails: its mail is buried after the attempts, the next goes on; moved back, it is handed once")
+        @Test(
+            "a recipient that always fails: its mail is buried after the attempts, the next goes on; moved back, it is handed once"
+        )
         func deadLettersAndMovingBack() async throws {
             let apart = Apart()
             let watched = Inbox<String>()
@@ -329,7 +333,8 @@ extension DatabaseTests {
             let second = try await start(holdingThird: false)
             try await apart.waitForPosition(1, of: "stubborn")
             let letters = try await Server.withConnection { connection in
-                try await Outbox(tables: apart.tables, logger: Server.logger).deadLetters(of: "stubborn", on: connection)
+                try await Outbox(tables: apart.tables, logger: Server.logger).deadLetters(
+                    of: "stubborn", on: connection)
             }
             await second.stop()
 
@@ -383,8 +388,10 @@ extension DatabaseTests {
             let failures = Inbox<(PostgresLinkError?, Bool, Int64?)>()
             office.register { (failure: DeliveryFailure) in
                 failures.append(
-                    (failure.error as? PostgresLinkError, failure.error is DecodingError,
-                        (failure.mail as? RemoteLetter)?.sequence))
+                    (
+                        failure.error as? PostgresLinkError, failure.error is DecodingError,
+                        (failure.mail as? RemoteLetter)?.sequence
+                    ))
             }
             let handed = Handed()
             let subscribing = try await subscriber(
@@ -421,11 +428,18 @@ extension DatabaseTests {
             #expect(throws: PostgresLinkError(.duplicateSubscription, subscription: "s")) {
                 try link.subscription("s")
             }
-            #expect(throws: PostgresLinkError(.notCarried, name: Manual.linkedName, channel: Manual.linkedChannel, subscription: "s")) {
+            #expect(
+                throws: PostgresLinkError(
+                    .notCarried, name: Manual.linkedName, channel: Manual.linkedChannel, subscription: "s")
+            ) {
                 try subscription.receive(Manual.self) { _, _ in }
             }
             try subscription.receive(PriceChanged.self) { _, _ in }
-            #expect(throws: PostgresLinkError(.duplicateName, name: PriceChanged.linkedName, channel: PriceChanged.linkedChannel, subscription: "s")) {
+            #expect(
+                throws: PostgresLinkError(
+                    .duplicateName, name: PriceChanged.linkedName, channel: PriceChanged.linkedChannel,
+                    subscription: "s")
+            ) {
                 try subscription.receive(PriceChanged.self) { _, _ in }
             }
         }

@@ -220,7 +220,8 @@ struct Outbox: Sendable {
         case .time(let time):
             // The number before the first mail written after the time, or, when there is none, the last number.
             binds.append(time ?? .distantPast)
-            first = "coalesce((SELECT min(seq) - 1 FROM \(tables.outbox) WHERE channel = $2 AND created_at > $3), \(last), 0)"
+            first =
+                "coalesce((SELECT min(seq) - 1 FROM \(tables.outbox) WHERE channel = $2 AND created_at > $3), \(last), 0)"
         }
         // The outer SELECT sees the table as it was before the INSERT: one of the two parts answers.
         let query = PostgresQuery(
@@ -254,7 +255,9 @@ struct Outbox: Sendable {
 
     /// Counts a failed attempt at the mail after `position` of `subscription` on `channel`; returns the attempts
     /// counted so far. Throws ``SubscriptionMoved`` when the position is no longer `position`.
-    func countFailure(of subscription: String, on channel: String, after position: Int64, on connection: PostgresConnection)
+    func countFailure(
+        of subscription: String, on channel: String, after position: Int64, on connection: PostgresConnection
+    )
         async throws -> Int
     {
         let query: PostgresQuery = """

@@ -192,7 +192,8 @@ public final class PostgresSubscription: Sendable {
     /// transaction.
     /// - Throws: as ``receive(_:_:)``.
     public func receive<M: LinkedMail>(
-        _ type: M.Type, inTransaction recipient: @escaping @Sendable (M, Delivery, PostgresConnection) async throws -> Void
+        _ type: M.Type,
+        inTransaction recipient: @escaping @Sendable (M, Delivery, PostgresConnection) async throws -> Void
     ) throws {
         try add(M.self, inTransaction: true, recipient)
     }

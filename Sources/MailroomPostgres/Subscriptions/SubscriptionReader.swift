@@ -44,9 +44,12 @@ struct SubscriptionReader: Sendable {
         let configuration = core.configuration
         // The server waits for the lock; asking again every so often notices a connection that died meanwhile.
         let wait = min(configuration.heartbeat, configuration.queryTimeout / 2)
-        while try await !core.answer(on: connection, { outbox, connection in
-            try await outbox.lockSubscription(name, on: channel, waitingAtMost: wait, on: connection)
-        }) {}
+        while try await !core.answer(
+            on: connection,
+            { outbox, connection in
+                try await outbox.lockSubscription(name, on: channel, waitingAtMost: wait, on: connection)
+            })
+        {}
         let start = subscription.start
         let (position, failures) = try await core.answer(on: connection) {
             try await $0.position(of: name, on: channel, start: start, on: $1)
@@ -96,7 +99,9 @@ struct SubscriptionReader: Sendable {
                     ])
                 action = machine.handled()
             case .stepOver(var missed, let from, let to):
-                try await core.answer(on: connection) { try await $0.move(name, on: channel, from: from, to: to, on: $1) }
+                try await core.answer(on: connection) {
+                    try await $0.move(name, on: channel, from: from, to: to, on: $1)
+                }
                 missed.subscription = name
                 core.report(missed)
                 action = machine.stepped()

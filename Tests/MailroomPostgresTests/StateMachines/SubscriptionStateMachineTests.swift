@@ -273,7 +273,8 @@ struct SubscriptionModelTests {
                 let (wasHandled, wasBuried) = (handled.contains(sequence), buried.contains(sequence))
                 #expect(
                     missed.contains(sequence) != (wasHandled || wasBuried),
-                    "seed \(seed): mail \(sequence) is handled \(wasHandled), buried \(wasBuried), missed \(missed.contains(sequence))")
+                    "seed \(seed): mail \(sequence) is handled \(wasHandled), buried \(wasBuried), missed \(missed.contains(sequence))"
+                )
                 if Self.isPoison(sequence) { #expect(!handled.contains(sequence), "seed \(seed)") }
             }
             #expect(model.buried.count == buried.count, "seed \(seed): a mail buried twice")
