@@ -124,10 +124,10 @@ public final class PostgresLink: Service {
     /// answers, and returns; or until the task is cancelled, and returns at once.
     ///
     /// It returns only when everything it started has ended: its client's run, when it made the client, and its
-    /// listening, writing and subscriptions' reading. It creates the tables and the function it needs unless they exist (named by the
-    /// ``Configuration/tablePrefix``), holds its origin's lock while it listens, and deletes the outbox's mail
-    /// older than the ``Configuration/retention``. It may run again after it returns, and goes on where it
-    /// stopped.
+    /// listening, writing and subscriptions' reading. It creates the tables and the function it needs unless they
+    /// exist (named by the ``Configuration/tablePrefix``), holds its origin's lock while it listens, and deletes the
+    /// outbox's mail older than the ``Configuration/retention``. It may run again after it returns, and goes on where
+    /// it stopped.
     /// - Throws: ``PostgresLinkError`` with the code ``PostgresLinkError/Code/alreadyRunning`` when it is running
     ///   already; ``PostgresLinkError/Code/unreachable`` when it cannot connect and listen within
     ///   ``Configuration/firstConnectionTimeout``; ``PostgresLinkError/Code/originInUse`` when another live link

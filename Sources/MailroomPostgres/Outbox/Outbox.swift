@@ -10,7 +10,8 @@ import PostgresNIO
 /// and a rolled-back transaction gives its numbers back. Committed numbers therefore run 1, 2, 3 … without gaps, and
 /// a reader that sees a gap knows it missed mail. The outbox keeps each mail under its channel and number, and under
 /// the number its link gave it (``Batch/numbers``), which lets a sender that lost its connection mid-commit learn what
-/// committed. The cursors table keeps each named subscription's position per channel. Every statement goes through ``PostgresConnection/answer(_:logger:)``.
+/// committed. The cursors table keeps each named subscription's position per channel, and the dead letters the mail
+/// its recipients gave up on. Every statement goes through ``PostgresConnection/answer(_:logger:)``.
 struct Outbox: Sendable {
     /// PostgreSQL's limit for a `NOTIFY` payload is 8000 bytes; longer mail is read from the outbox.
     static let notificationLimit = 8000
@@ -221,7 +222,8 @@ struct Outbox: Sendable {
             // The number before the first mail written after the time, or, when there is none, the last number.
             binds.append(time ?? .distantPast)
             first =
-                "coalesce((SELECT min(seq) - 1 FROM \(tables.outbox) WHERE channel = $2 AND created_at > $3), \(last), 0)"
+                "coalesce((SELECT min(seq) - 1 FROM \(tables.outbox) WHERE channel = $2 AND created_at > $3), "
+                + "\(last), 0)"
         }
         // The outer SELECT sees the table as it was before the INSERT: one of the two parts answers.
         let query = PostgresQuery(
@@ -311,13 +313,15 @@ struct Outbox: Sendable {
         // Link 0 is no link's id (they are positive), and the letter's id is unique: the mail's (link, link_seq).
         let query: PostgresQuery = """
             WITH letter AS (
-                DELETE FROM \(unescaped: tables.deadLetters) WHERE id = \(letter.id) AND subscription = \(letter.subscription)
+                DELETE FROM \(unescaped: tables.deadLetters)
+                WHERE id = \(letter.id) AND subscription = \(letter.subscription)
                 RETURNING id, subscription, channel, origin, type_name, body
             ), numbered AS (
                 INSERT INTO \(unescaped: tables.channels) AS c (channel, last_seq) SELECT channel, 1 FROM letter
                 ON CONFLICT (channel) DO UPDATE SET last_seq = c.last_seq + 1 RETURNING c.channel, c.last_seq
             ), written AS (
-                INSERT INTO \(unescaped: tables.outbox) (channel, seq, origin, link, link_seq, echo, type_name, body, target)
+                INSERT INTO \(unescaped: tables.outbox)
+                    (channel, seq, origin, link, link_seq, echo, type_name, body, target)
                 SELECT letter.channel, numbered.last_seq, letter.origin, 0, letter.id, false, letter.type_name,
                     letter.body, letter.subscription
                 FROM letter JOIN numbered ON numbered.channel = letter.channel
