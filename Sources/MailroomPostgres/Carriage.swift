@@ -53,5 +53,15 @@ struct Carriage: Sendable {
         }
         return String(decoding: data, as: UTF8.self)
     }
+
+    /// The mail whose JSON is `body`, or ``PostgresLinkError/Code/mailTooLarge`` when `body` is over `limit` bytes,
+    /// or the decoder's error.
+    static func decode<M: LinkedMail>(_ body: String, limit: Int) throws -> M {
+        guard body.utf8.count <= limit else {
+            throw PostgresLinkError(
+                .mailTooLarge, name: M.linkedName, channel: M.linkedChannel, size: body.utf8.count, limit: limit)
+        }
+        return try JSONDecoder().decode(M.self, from: Data(body.utf8))
+    }
 }
 #endif

@@ -350,14 +350,6 @@ struct Outbox: Sendable {
         }
     }
 
-    /// Gives back the lock of ``lockSubscription(_:on:waitingAtMost:on:)``.
-    func unlockSubscription(_ subscription: String, on channel: String, on connection: PostgresConnection)
-        async throws
-    {
-        let key = tables.key(ofSubscription: subscription, on: channel)
-        _ = try await connection.answer("SELECT pg_advisory_unlock(\(key))", logger: logger)
-    }
-
     /// Takes the session lock that says a live link has `origin`; returns `nil` when taken, otherwise who holds
     /// it: the server process ids (and client addresses) of the sessions that do.
     func lockOrigin(_ origin: String, on connection: PostgresConnection) async throws -> String? {

@@ -24,8 +24,8 @@ import PostgresNIO
 ///   ``receive(_:inTransaction:)`` runs in the transaction that moves the position: its writes commit with it or
 ///   not at all.
 /// - **One reader per channel.** Processes that use the same name share one position per channel: one of them
-///   reads a channel at a time, and another takes over as soon as the database ends the first one's session (at
-///   once when its process exits or its link stops).
+///   reads a channel at a time, and another takes over once the database ends the first one's session (when its
+///   link stops, or its process exits).
 /// - **Retries, then dead letters.** A recipient that throws is reported as a `DeliveryFailure` on the link's
 ///   office (its mail a ``RemoteLetter``, its error the recipient's), and the attempt is counted in the database, so
 ///   a restart or another process goes on counting. It gets the same mail again after a back-off of 20 ms doubling
@@ -208,11 +208,7 @@ public final class PostgresSubscription: Sendable {
         }
         let limit = core.configuration.maximumMailSize
         let entry = Recipient(inTransaction: inTransaction) { body in
-            guard body.utf8.count <= limit else {
-                throw PostgresLinkError(
-                    .mailTooLarge, name: linkedName, channel: channel, size: body.utf8.count, limit: limit)
-            }
-            let mail = try JSONDecoder().decode(M.self, from: Data(body.utf8))
+            let mail: M = try Carriage.decode(body, limit: limit)
             return { delivery, connection in try await recipient(mail, delivery, connection) }
         }
         try state.withLockedValue { state in
