@@ -5,7 +5,16 @@ import PostgresNIO
 /// subscription's lock for the channel (so that one process reads it at a time), loads the stored position, and
 /// performs what a ``SubscriptionStateMachine`` says. Any failure of the database ends the connection's session;
 /// the next one starts again from the stored position.
+///
+/// The position is stored once per batch. A batch with a transactional recipient runs in one transaction, opened by
+/// its first such recipient, with a savepoint before each one, so that a recipient that throws takes back only its
+/// own writes; the statement that stores the position commits it.
 struct SubscriptionReader: Sendable {
+    /// The most mail in a batch that has a transactional recipient. A savepoint is a subtransaction, and PostgreSQL
+    /// keeps up to 64 of a transaction's in the shared cache that every snapshot reads; past that, every session
+    /// of the server slows down.
+    static let transactionalBatch = 32
+
     let subscription: PostgresSubscription
     let channel: String
     /// By linked name.
@@ -54,12 +63,15 @@ struct SubscriptionReader: Sendable {
         let (position, failures) = try await core.answer(on: connection) {
             try await $0.position(of: name, on: channel, start: start, on: $1)
         }
+        let transactional = recipients.values.contains { $0.inTransaction }
         var machine = SubscriptionStateMachine(
-            channel: channel, position: position, failures: failures,
-            maximumAttempts: subscription.maximumAttempts)
+            channel: channel, position: position, failures: failures, maximumAttempts: subscription.maximumAttempts,
+            storeEvery: transactional ? Self.transactionalBatch : Listener.pageSize)
         var action = machine.start()
         /// What the last recipient threw, or why its mail did not decode: for the dead letter.
         var lastError = ""
+        /// Whether the batch's transaction is open.
+        var inTransaction = false
         while true {
             switch action {
             case .read(let after):
@@ -69,7 +81,7 @@ struct SubscriptionReader: Sendable {
                 action = machine.read(rows, complete: rows.count < Listener.pageSize)
             case .handle(let row, let attempt), .retry(let row, let attempt, _):
                 if case .retry(_, _, let delay) = action { try await Task.sleep(for: delay) }
-                switch try await handle(row, attempt: attempt, after: machine.position, on: connection) {
+                switch try await handle(row, attempt: attempt, inTransaction: &inTransaction, on: connection) {
                 case .handled:
                     action = machine.handled()
                 case .failed(let error):
@@ -79,6 +91,14 @@ struct SubscriptionReader: Sendable {
                     lastError = String(describing: error)
                     action = machine.undecodable()
                 }
+            case .store(let from, let to):
+                let commit = inTransaction
+                try await core.answer(on: connection) { outbox, connection in
+                    try await outbox.move(name, on: channel, from: from, to: to, on: connection)
+                    if commit { try await outbox.execute("COMMIT", on: connection) }
+                }
+                inTransaction = false
+                action = machine.stored()
             case .countFailure:
                 let position = machine.position
                 let attempts = try await core.answer(on: connection) {
@@ -97,7 +117,7 @@ struct SubscriptionReader: Sendable {
                         "subscription": "\(name)", "channel": "\(channel)", "sequence": "\(row.sequence)",
                         "attempts": "\(attempts)", "error": "\(error)",
                     ])
-                action = machine.handled()
+                action = machine.buried()
             case .stepOver(var missed, let from, let to):
                 try await core.answer(on: connection) {
                     try await $0.move(name, on: channel, from: from, to: to, on: $1)
@@ -121,20 +141,15 @@ struct SubscriptionReader: Sendable {
         case undecodable(any Error)
     }
 
-    /// Hands `row` to its recipient and stores its number as the position (in the recipient's transaction when it
-    /// has one). A mail of a type the subscription does not receive, or for another subscription, moves it at once.
-    /// Throws when the database fails.
+    /// Hands `row` to its recipient; a transactional one runs in the batch's transaction (opening it if
+    /// `inTransaction` is false, or else after a savepoint), which is rolled back as far as it began when it throws.
+    /// A mail of a type the subscription does not receive, or for another subscription, is handled at once. Throws
+    /// when the database fails.
     private func handle(
-        _ row: Outbox.Row, attempt: Int, after position: Int64, on connection: PostgresConnection
+        _ row: Outbox.Row, attempt: Int, inTransaction: inout Bool, on connection: PostgresConnection
     ) async throws -> Outcome {
-        let (name, channel, sequence) = (subscription.name, self.channel, row.sequence)
-        let move: @Sendable (Outbox, PostgresConnection) async throws -> Void = {
-            try await $0.move(name, on: channel, from: position, to: sequence, on: $1)
-        }
-        guard let recipient = recipients[row.linkedName], row.target == nil || row.target == name else {
-            try await core.answer(on: connection, move)
-            return .handled
-        }
+        guard let recipient = recipients[row.linkedName], row.target == nil || row.target == subscription.name
+        else { return .handled }
         let run: @Sendable (PostgresSubscription.Delivery, PostgresConnection) async throws -> Void
         do {
             run = try recipient.decode(row.body)
@@ -143,31 +158,26 @@ struct SubscriptionReader: Sendable {
             return .undecodable(error)
         }
         let delivery = PostgresSubscription.Delivery(
-            channel: channel, sequence: sequence, origin: row.origin, attempt: attempt)
+            channel: channel, sequence: row.sequence, origin: row.origin, attempt: attempt)
+        let begin = recipient.inTransaction && !inTransaction
         if recipient.inTransaction {
-            try await core.answer(on: connection) { try await $0.execute("BEGIN", on: $1) }
-            do {
-                try await run(delivery, connection)
-            } catch {
-                try Task.checkCancellation()
-                core.report(error, handling: row, from: channel)
-                try await core.answer(on: connection) { try await $0.execute("ROLLBACK", on: $1) }
-                return .failed(error)
+            let statement: PostgresQuery = begin ? "BEGIN" : "SAVEPOINT mail"
+            try await core.answer(on: connection) { try await $0.execute(statement, on: $1) }
+            inTransaction = true
+        }
+        do {
+            try await run(delivery, connection)
+        } catch {
+            // A recipient stopped by the link's stop has not failed: the mail is handed again when it starts.
+            try Task.checkCancellation()
+            core.report(error, handling: row, from: channel)
+            if recipient.inTransaction {
+                // The failure is counted outside the transaction; one with nothing else in it ends here.
+                let statement: PostgresQuery = begin ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT mail"
+                try await core.answer(on: connection) { try await $0.execute(statement, on: $1) }
+                inTransaction = !begin
             }
-            try await core.answer(on: connection) { outbox, connection in
-                try await move(outbox, connection)
-                try await outbox.execute("COMMIT", on: connection)
-            }
-        } else {
-            do {
-                try await run(delivery, connection)
-            } catch {
-                // A recipient stopped by the link's stop has not failed: the mail is handed again when it starts.
-                try Task.checkCancellation()
-                core.report(error, handling: row, from: channel)
-                return .failed(error)
-            }
-            try await core.answer(on: connection, move)
+            return .failed(error)
         }
         return .handled
     }

@@ -4,8 +4,10 @@
 /// failure means. ``SubscriptionReader`` performs what it returns; nothing here waits or touches the database.
 ///
 /// Mail is handled in the channel's order, one at a time, and the position moves past a mail only once its handler
-/// has returned (the reader stores it with the mail, in the handler's transaction when it has one): after a crash,
-/// the mail after the stored position is handled again, so each mail is handled at least once. A handler that throws
+/// has returned. The position is stored once per batch (``storeEvery`` mail at most, and before anything other than
+/// handling the next mail: reading, waiting, counting a failure), so that a transaction that stores it commits what
+/// the batch's handlers wrote with it. After a crash, the mail after the stored position is handled again, so each
+/// mail is handled at least once. A handler that throws
 /// has its failure counted in the database, and gets the same mail again after a back-off, until the count reaches
 /// the subscription's maximum: then the mail goes to the dead letters and the channel goes on. Numbers that the
 /// outbox no longer has (it pruned them) are reported as missed and stepped over, never skipped in silence.
@@ -14,14 +16,17 @@ struct SubscriptionStateMachine: Sendable, Hashable {
     enum Action: Sendable, Hashable {
         /// Reads a page of the channel's mail numbered after this one, and hands it to ``read(_:complete:)``.
         case read(after: Int64)
-        /// Runs the handler for this mail (as its `attempt`th attempt, from 1), storing its number as the position
-        /// when it returns; then ``handled()`` or ``failed()``.
+        /// Runs the handler for this mail (as its `attempt`th attempt, from 1), in the batch's transaction when the
+        /// handler has one; then ``handled()``, ``failed()`` or ``undecodable()``.
         case handle(Outbox.Row, attempt: Int)
+        /// Stores the position `to` in place of `from`, committing the batch's transaction if one is open; then
+        /// ``stored()``.
+        case store(from: Int64, to: Int64)
         /// Counts a failed attempt at this mail in the database, and hands the count to ``counted(attempts:)``.
         case countFailure(Outbox.Row)
         /// Waits this long, then runs the handler for the mail again (its `attempt`th attempt).
         case retry(Outbox.Row, attempt: Int, after: Duration)
-        /// Moves the mail to the dead letters and the stored position past it, then ``handled()``.
+        /// Moves the mail to the dead letters and the stored position past it, then ``buried()``.
         case bury(Outbox.Row, attempts: Int)
         /// Moves the stored position from `from` over mail the outbox no longer has, to `to`, reports the mail as
         /// missed, then ``stepped()``.
@@ -34,8 +39,16 @@ struct SubscriptionStateMachine: Sendable, Hashable {
     let channel: String
     /// The attempts at one mail after which it goes to the dead letters.
     let maximumAttempts: Int
-    /// The number of the last mail handled (or stepped over), as stored.
+    /// The most mail handled between two stores of the position.
+    let storeEvery: Int
+    /// The number of the last mail handled (or stepped over).
     private(set) var position: Int64
+    /// The position as stored.
+    private var storedPosition: Int64
+    /// Mail handled since the position was stored.
+    private var unstored = 0
+    /// What follows the store under way, when it is not ``next()``.
+    private var afterStore: Action?
     /// The highest number the channel is known to have.
     private var latest: Int64
     /// ``latest`` when the last read was asked for: mail up to it had committed, so a read that does not return it
@@ -50,9 +63,11 @@ struct SubscriptionStateMachine: Sendable, Hashable {
 
     /// A reader of `channel` whose stored position is `position`, with `failures` failed attempts (as stored) at the
     /// mail after it.
-    init(channel: String, position: Int64, failures: Int = 0, maximumAttempts: Int = .max) {
+    init(channel: String, position: Int64, failures: Int = 0, maximumAttempts: Int = .max, storeEvery: Int = 1) {
         self.channel = channel
         self.position = position
+        self.storedPosition = position
+        self.storeEvery = max(storeEvery, 1)
         self.failures = failures
         self.maximumAttempts = maximumAttempts
         latest = position
@@ -75,24 +90,45 @@ struct SubscriptionStateMachine: Sendable, Hashable {
         return next()
     }
 
-    /// The handler of the first pending mail returned (or the mail went to the dead letters), and its number is
-    /// stored as the position.
+    /// The handler of the first pending mail returned: the position moves past it (to be stored with the batch).
     mutating func handled() -> Action {
-        if let row = pending.popFirst() { position = row.sequence }
+        if let row = pending.popFirst() {
+            position = row.sequence
+            unstored += 1
+        }
         failures = 0
         return next()
     }
 
-    /// The handler of the first pending mail threw: the failure is counted.
+    /// The position was stored.
+    mutating func stored() -> Action {
+        storedPosition = position
+        unstored = 0
+        defer { afterStore = nil }
+        return afterStore ?? next()
+    }
+
+    /// The handler of the first pending mail threw: the failure is counted, once the mail handled before it is
+    /// stored.
     mutating func failed() -> Action {
         guard let row = pending.first else { return next() }
-        return .countFailure(row)
+        return storing(then: .countFailure(row))
     }
 
     /// The first pending mail cannot be decoded: trying again would not help, so it goes to the dead letters.
     mutating func undecodable() -> Action {
         guard let row = pending.first else { return next() }
-        return .bury(row, attempts: failures + 1)
+        return storing(then: .bury(row, attempts: failures + 1))
+    }
+
+    /// The first pending mail went to the dead letters, and the stored position past it.
+    mutating func buried() -> Action {
+        if let row = pending.popFirst() {
+            position = row.sequence
+            storedPosition = row.sequence
+        }
+        failures = 0
+        return next()
     }
 
     /// The failed attempts at the first pending mail are `attempts`, as stored: it is tried again after a back-off,
@@ -117,12 +153,23 @@ struct SubscriptionStateMachine: Sendable, Hashable {
 
     /// What follows once the first pending mail is done with.
     private mutating func next() -> Action {
+        if let first = pending.first, first.sequence == position + 1, unstored < storeEvery {
+            return .handle(first, attempt: failures + 1)
+        }
+        if position != storedPosition { return .store(from: storedPosition, to: position) }
         if let first = pending.first {
             if first.sequence > position + 1 { return stepOver(to: first.sequence - 1) }
             return .handle(first, attempt: failures + 1)
         }
         if !complete || latest > position { return read() }
         return .wait(beyond: position)
+    }
+
+    /// `action` once the position is stored.
+    private mutating func storing(then action: Action) -> Action {
+        guard position != storedPosition else { return action }
+        afterStore = action
+        return .store(from: storedPosition, to: position)
     }
 
     private mutating func read() -> Action {
@@ -134,6 +181,7 @@ struct SubscriptionStateMachine: Sendable, Hashable {
     private mutating func stepOver(to sequence: Int64) -> Action {
         defer {
             position = sequence
+            storedPosition = sequence
             failures = 0
         }
         return .stepOver(missed(position + 1...sequence), from: position, to: sequence)

@@ -27,27 +27,65 @@ struct SubscriptionStateMachineTests {
         #expect(machine.start() == .read(after: 7))
     }
 
-    @Test("read mail is handled one at a time, in order, and the position follows each")
+    @Test("read mail is handled one at a time, in order, and the position follows each, stored before a wait")
     func handlesInOrder() {
-        var machine = SubscriptionStateMachine(channel: "c", position: 4)
+        var machine = SubscriptionStateMachine(channel: "c", position: 4, storeEvery: 10)
         _ = machine.start()
         #expect(machine.read(rows(5...7), complete: true) == .handle(row(5), attempt: 1))
         #expect(machine.position == 4)
         #expect(machine.handled() == .handle(row(6), attempt: 1))
         #expect(machine.position == 5)
         #expect(machine.handled() == .handle(row(7), attempt: 1))
-        #expect(machine.handled() == .wait(beyond: 7))
+        #expect(machine.handled() == .store(from: 4, to: 7))
         #expect(machine.position == 7)
+        #expect(machine.stored() == .wait(beyond: 7))
     }
 
-    @Test("after a page that was not the whole of it, the next page is read")
+    @Test("the position is stored after every so many mail, and after each one when that is 1")
+    func storesPerBatch() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 0, storeEvery: 2)
+        _ = machine.start()
+        #expect(machine.read(rows(1...5), complete: true) == .handle(row(1), attempt: 1))
+        #expect(machine.handled() == .handle(row(2), attempt: 1))
+        #expect(machine.handled() == .store(from: 0, to: 2))
+        #expect(machine.stored() == .handle(row(3), attempt: 1))
+        #expect(machine.handled() == .handle(row(4), attempt: 1))
+        #expect(machine.handled() == .store(from: 2, to: 4))
+        #expect(machine.stored() == .handle(row(5), attempt: 1))
+        #expect(machine.handled() == .store(from: 4, to: 5))
+        #expect(machine.stored() == .wait(beyond: 5))
+        var single = SubscriptionStateMachine(channel: "c", position: 0)
+        _ = single.start()
+        #expect(single.read(rows(1...2), complete: true) == .handle(row(1), attempt: 1))
+        #expect(single.handled() == .store(from: 0, to: 1))
+        #expect(single.stored() == .handle(row(2), attempt: 1))
+    }
+
+    @Test("after a page that was not the whole of it, the position is stored and the next page is read")
     func readsPageAfterPage() {
-        var machine = SubscriptionStateMachine(channel: "c", position: 0)
+        var machine = SubscriptionStateMachine(channel: "c", position: 0, storeEvery: 10)
         _ = machine.start()
         #expect(machine.read(rows(1...2), complete: false) == .handle(row(1), attempt: 1))
         #expect(machine.handled() == .handle(row(2), attempt: 1))
-        #expect(machine.handled() == .read(after: 2))
+        #expect(machine.handled() == .store(from: 0, to: 2))
+        #expect(machine.stored() == .read(after: 2))
         #expect(machine.read([], complete: true) == .wait(beyond: 2))
+    }
+
+    @Test("a failure is counted, and mail buried, only once the mail handled before it is stored")
+    func storesBeforeAFailure() {
+        var machine = SubscriptionStateMachine(channel: "c", position: 0, maximumAttempts: 2, storeEvery: 10)
+        _ = machine.start()
+        #expect(machine.read(rows(1...4), complete: true) == .handle(row(1), attempt: 1))
+        #expect(machine.handled() == .handle(row(2), attempt: 1))
+        #expect(machine.failed() == .store(from: 0, to: 1))
+        #expect(machine.stored() == .countFailure(row(2)))
+        #expect(machine.counted(attempts: 1) == .retry(row(2), attempt: 2, after: .milliseconds(20)))
+        #expect(machine.handled() == .handle(row(3), attempt: 1))
+        #expect(machine.undecodable() == .store(from: 1, to: 2))
+        #expect(machine.stored() == .bury(row(3), attempts: 1))
+        #expect(machine.buried() == .handle(row(4), attempt: 1))
+        #expect(machine.handled() == .store(from: 3, to: 4), "the dead letter stored its number")
     }
 
     @Test("a failed mail is counted, then tried again after a back-off that grows, and the position waits for it")
@@ -60,7 +98,8 @@ struct SubscriptionStateMachineTests {
         #expect(machine.failed() == .countFailure(row(1)))
         #expect(machine.counted(attempts: 2) == .retry(row(1), attempt: 3, after: .milliseconds(40)))
         #expect(machine.position == 0)
-        #expect(machine.handled() == .handle(row(2), attempt: 1))
+        #expect(machine.handled() == .store(from: 0, to: 1))
+        #expect(machine.stored() == .handle(row(2), attempt: 1))
         #expect(machine.failed() == .countFailure(row(2)))
         #expect(machine.counted(attempts: 1) == .retry(row(2), attempt: 2, after: .milliseconds(20)))
     }
@@ -72,7 +111,7 @@ struct SubscriptionStateMachineTests {
         #expect(machine.read(rows(1...2), complete: true) == .handle(row(1), attempt: 1))
         #expect(machine.failed() == .countFailure(row(1)))
         #expect(machine.counted(attempts: 3) == .bury(row(1), attempts: 3), "the count is the database's")
-        #expect(machine.handled() == .handle(row(2), attempt: 1))
+        #expect(machine.buried() == .handle(row(2), attempt: 1))
         #expect(machine.position == 1)
     }
 
@@ -83,7 +122,7 @@ struct SubscriptionStateMachineTests {
         #expect(machine.read(rows(5...6), complete: true) == .handle(row(5), attempt: 3))
         #expect(machine.failed() == .countFailure(row(5)))
         #expect(machine.counted(attempts: 3) == .bury(row(5), attempts: 3))
-        #expect(machine.handled() == .handle(row(6), attempt: 1))
+        #expect(machine.buried() == .handle(row(6), attempt: 1))
         #expect(machine.undecodable() == .bury(row(6), attempts: 1))
         var pruned = SubscriptionStateMachine(channel: "c", position: 4, failures: 2, maximumAttempts: 3)
         _ = pruned.start()
@@ -139,10 +178,11 @@ struct SubscriptionStateMachineTests {
 }
 
 /// The subscription's machine against a model of the database, through random interleavings: commits, pruning,
-/// recipients that throw now and then or always (poison), wakes, and crashes that restart the reader from the stored
-/// position and attempts. Whatever happens, each committed mail is handled (at least once, and more than once only
-/// when a crash came between its handling and the storing of its position), buried after the maximum of attempts
-/// counted across crashes, or reported as missed (and only if it was pruned), in order.
+/// recipients that throw now and then or always (poison), wakes, batches of every size, and crashes that restart the
+/// reader from the stored position and attempts. Whatever happens, each committed mail is handled (at least once,
+/// and more than once only when a crash came between its handling and the storing of its position), buried after
+/// the maximum of attempts counted across crashes, or reported as missed (and only if it was pruned), in order; and
+/// when the handlers write in the transaction that stores the position, each mail's write commits exactly once.
 @Suite("The subscription's machine against a model database")
 struct SubscriptionModelTests {
     static let pageSize = 3
@@ -160,16 +200,24 @@ struct SubscriptionModelTests {
         /// The failed attempts at the mail after `stored`, as the database counts them.
         var storedAttempts = 0
         var buried: [Int64] = []
-        var machine = SubscriptionStateMachine(
-            channel: "c", position: 0, maximumAttempts: SubscriptionModelTests.maximumAttempts)
+        let storeEvery: Int
+        var machine: SubscriptionStateMachine
         var action: SubscriptionStateMachine.Action
         /// Every handling that returned, in order (a mail twice only across a crash).
         var handled: [Int64] = []
+        /// What the handlers wrote in the batch's transaction, not yet committed.
+        var uncommitted: [Int64] = []
+        /// What the handlers wrote, committed with the position.
+        var committed: [Int64] = []
         var missed: [Int64] = []
         var crashes = 0
 
         init(seed: UInt64) {
             random = SplitMix64(seed: seed)
+            storeEvery = Int(seed % 5) + 1
+            machine = SubscriptionStateMachine(
+                channel: "c", position: 0, maximumAttempts: SubscriptionModelTests.maximumAttempts,
+                storeEvery: storeEvery)
             action = machine.start()
         }
 
@@ -187,9 +235,10 @@ struct SubscriptionModelTests {
 
         mutating func crash() {
             crashes += 1
+            uncommitted = []
             machine = SubscriptionStateMachine(
                 channel: "c", position: stored, failures: storedAttempts,
-                maximumAttempts: SubscriptionModelTests.maximumAttempts)
+                maximumAttempts: SubscriptionModelTests.maximumAttempts, storeEvery: storeEvery)
             action = machine.start()
         }
 
@@ -201,21 +250,28 @@ struct SubscriptionModelTests {
                 let page = Array(rows.prefix(SubscriptionModelTests.pageSize))
                 action = machine.read(page, complete: page.count < SubscriptionModelTests.pageSize)
             case .handle(let row, let attempt), .retry(let row, let attempt, _):
-                #expect(row.sequence == stored + 1, "handled \(row.sequence) after \(stored)")
-                #expect(attempt == storedAttempts + 1, "attempt \(attempt) after \(storedAttempts) failures")
+                #expect(row.sequence == machine.position + 1, "handled \(row.sequence) after \(machine.position)")
+                let failures = row.sequence == stored + 1 ? storedAttempts : 0
+                #expect(attempt == failures + 1, "attempt \(attempt) after \(failures) failures")
                 if SubscriptionModelTests.isPoison(row.sequence) || random.next() % 5 == 0 {
                     action = machine.failed()
                     return
                 }
                 handled.append(row.sequence)
+                uncommitted.append(row.sequence)
+                action = machine.handled()
+            case .store(let from, let to):
+                #expect(from == stored && to == machine.position && to > from)
                 if random.next() % 20 == 0 {
-                    // The process dies between the recipient's return and the storing of the position.
+                    // The process dies between the recipients' return and the storing of the position.
                     crash()
                     return
                 }
-                stored = row.sequence
+                stored = to
                 storedAttempts = 0
-                action = machine.handled()
+                committed += uncommitted
+                uncommitted = []
+                action = machine.stored()
             case .countFailure(let row):
                 #expect(row.sequence == stored + 1)
                 storedAttempts += 1
@@ -226,7 +282,7 @@ struct SubscriptionModelTests {
                 buried.append(row.sequence)
                 stored = row.sequence
                 storedAttempts = 0
-                action = machine.handled()
+                action = machine.buried()
             case .stepOver(let error, let from, let to):
                 #expect(from == stored)
                 for sequence in error.sequences ?? 1...0 {
@@ -269,18 +325,24 @@ struct SubscriptionModelTests {
             let handled = Set(model.handled)
             let (buried, missed) = (Set(model.buried), Set(model.missed))
             for sequence in 1...max(model.last, 1) where model.last > 0 {
-                // Handled and then buried only when a crash came between its handling and the storing of its number.
+                // Handled and then buried or missed only when a crash came between its handling and the storing of
+                // its number.
                 let (wasHandled, wasBuried) = (handled.contains(sequence), buried.contains(sequence))
+                let wasMissed = missed.contains(sequence)
                 #expect(
-                    missed.contains(sequence) != (wasHandled || wasBuried),
-                    "seed \(seed): mail \(sequence) is handled \(wasHandled), buried \(wasBuried), missed \(missed.contains(sequence))"
-                )
+                    (wasHandled || wasBuried || wasMissed) && !(wasBuried && wasMissed),
+                    "seed \(seed): mail \(sequence) is handled \(wasHandled), buried \(wasBuried), missed \(wasMissed)")
                 if Self.isPoison(sequence) { #expect(!handled.contains(sequence), "seed \(seed)") }
             }
             #expect(model.buried.count == buried.count, "seed \(seed): a mail buried twice")
             #expect(Set(model.missed).count == model.missed.count, "seed \(seed): a mail reported missed twice")
-            // More handlings than mail only through crashes: each crash repeats at most one mail.
-            #expect(model.handled.count - handled.count <= model.crashes, "seed \(seed)")
+            // More handlings than mail only through crashes: each crash repeats at most one batch.
+            #expect(model.handled.count - handled.count <= model.crashes * model.storeEvery, "seed \(seed)")
+            // Each mail's write committed once, unless it was buried or missed.
+            let committed = Set(model.committed)
+            #expect(committed.count == model.committed.count, "seed \(seed): a write committed twice")
+            #expect(committed.isDisjoint(with: buried.union(missed)), "seed \(seed)")
+            #expect(committed.union(buried).union(missed) == Set(1...max(model.last, 1)) || model.last == 0)
         }
     }
 }
