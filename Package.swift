@@ -22,7 +22,7 @@ let traits: Set<Trait> = [
 let observability = TargetDependencyCondition.when(traits: ["Observability"])
 let postgres = TargetDependencyCondition.when(traits: ["Postgres"])
 
-/// What the programs that link offices use: the example, the multi-process tests' peer and the benchmark.
+/// What the programs that link offices use: the examples, the multi-process tests' peer and the benchmark.
 let postgresProgram: [Target.Dependency] = [
     "Mailroom", "MailroomPostgres",
     .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
@@ -97,6 +97,14 @@ let package = Package(
             name: "PostgresExample",
             dependencies: postgresProgram,
             path: "Examples/Postgres"
+        ),
+        .executableTarget(
+            name: "WelcomeEmails",
+            dependencies: postgresProgram + [
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres)
+            ],
+            path: "Examples/WelcomeEmails",
+            exclude: ["check.sh"]
         ),
 
         .target(name: "MailroomTestSupport", path: "Tests/MailroomTestSupport"),

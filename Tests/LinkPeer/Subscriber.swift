@@ -10,7 +10,8 @@ import PostgresNIO
 ///   LinkPeer --subscribe NAME ORIGIN [--in-transaction] [--die-at SEQUENCE]
 ///
 /// Runs a link whose subscription NAME (starting at the beginning) receives `Note`, `Blob` and `Tick`, and prints
-/// `ready` once it listens, then `handled CHANNEL SEQUENCE ORIGIN INDEX` for each mail its recipient returns from.
+/// `ready` once it listens, then `handled CHANNEL SEQUENCE ORIGIN INDEX` for each mail its recipient returns from,
+/// among the link's log lines (from `info` up, or the level in LINKPEER_LOG).
 /// With `--in-transaction`, the recipient inserts (CHANNEL, SEQUENCE) into the table PREFIXeffects in the
 /// subscription's transaction, and with `--die-at`, it kills its own process with SIGKILL after inserting the mail
 /// of that number on the channel `peer_mail`, before the transaction commits. Stops the link and exits with 0 when
@@ -26,10 +27,11 @@ func subscribe(_ arguments: [String], socket: String) async throws -> Int32 {
         Int64($0)
     }
     let prefix = ProcessInfo.processInfo.environment["LINKPEER_PREFIX"] ?? "mailroom_"
+    // On standard output, beside the `handled` lines: `reading a channel` says when this process took a channel.
     let logger = {
-        var logger = Logger(label: "LinkPeer.\(origin)")
+        var logger = Logger(label: "LinkPeer.\(origin)", factory: StreamLogHandler.standardOutput(label:))
         logger.logLevel =
-            ProcessInfo.processInfo.environment["LINKPEER_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+            ProcessInfo.processInfo.environment["LINKPEER_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         return logger
     }()
     var configuration = PostgresLink.Configuration(origin: origin)

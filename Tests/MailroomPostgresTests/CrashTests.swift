@@ -35,8 +35,9 @@ extension DatabaseTests {
         }
 
         /// A subscriber peer of the subscription `durable` on `apart`'s tables, listening.
-        func subscriber(_ apart: Apart, _ options: [String] = []) async throws -> Peer {
-            let origin = uniqueOrigin("subscriber")
+        func subscriber(
+            _ apart: Apart, _ options: [String] = [], origin: String = uniqueOrigin("subscriber")
+        ) async throws -> Peer {
             let peer = try Peer(origin, arguments: ["--subscribe", "durable", origin] + options, prefix: apart.prefix)
             try await peer.line(startingWith: "ready")
             return peer
@@ -131,6 +132,57 @@ extension DatabaseTests {
             #expect(rows == Int64(Self.count))
             #expect(distinct == Int64(Self.count))
             print("killed in a transaction: \(twice) mail handed twice, \(rows) effects")
+        }
+
+        @Test(
+            "a group of three shares the mail; a member killed mid-stream leaves only its unstored mail to be handled twice, and one that joins takes a share"
+        )
+        func groupSharesAndRebalances() async throws {
+            let apart = Apart()
+            let poster = try await poster(apart)
+            // Two channels over m2, m3 and m4: m2 and m3 own one each (by name), m4 waits.
+            let (m2, m3, m4) = try await (
+                subscriber(apart, origin: "m2"), subscriber(apart, origin: "m3"), subscriber(apart, origin: "m4")
+            )
+            poster.send("post 0 1500")
+            try await waitUntil("m2 and m3 have handled 100 each") {
+                Handling.all(of: m2).count >= 100 && Handling.all(of: m3).count >= 100
+            }
+            #expect(Handling.all(of: m4).isEmpty, "a third member of a group of two channels has none")
+            m3.kill()
+            _ = try await m3.exitStatus(within: .seconds(10))
+            poster.send("post 1500 2500")
+            try await waitUntil("m4 has taken m3's channel", within: .seconds(30)) { !Handling.all(of: m4).isEmpty }
+            let m1 = try await subscriber(apart, origin: "m1")
+            // First by name, m1 owns the first channel now: it reads it once its owner has given it back.
+            _ = try await m1.line(startingWith: "", containing: "reading a channel of a subscription")
+            poster.send("post 2500 3000")
+            let members = ["m1": m1, "m2": m2, "m3": m3, "m4": m4]
+            try await waitUntil("every mail is handled, m1 some of it", within: .seconds(60)) {
+                let mail = Set(members.values.flatMap(Handling.all(of:)).map(\.mail))
+                return mail.count == 3000 && !Handling.all(of: m1).isEmpty
+            }
+            try await finish([poster, m1, m2, m4])
+
+            let handled = members.mapValues(Handling.all(of:))
+            let all = handled.values.joined()
+            #expect(Set(all.map(\.mail)) == Set((0..<3000).map { "\(poster.origin) \($0)" }))
+            for (origin, handlings) in handled {
+                for channel in Set(all.map(\.channel)) {
+                    let sequences = handlings.filter { $0.channel == channel }.map(\.sequence)
+                    #expect(sequences == sequences.sorted(), "\(origin) handled \(channel) in order")
+                }
+            }
+            // Each channel's mail, whoever handled it, is every number once, except what m3 handled and had not
+            // stored: at most a batch, handed again to its channel's next owner.
+            let counts = Dictionary(all.map { ($0, 1) }, uniquingKeysWith: +)
+            let twice = counts.filter { $0.value > 1 }.map(\.key)
+            let m3s = Set(handled["m3", default: []])
+            #expect(twice.allSatisfy { counts[$0] == 2 && m3s.contains($0) }, "only m3's mail twice")
+            #expect(twice.count <= Listener.pageSize)
+            let shares = handled.keys.sorted().map { "\($0) \(handled[$0, default: []].count)" }
+                .joined(separator: ", ")
+            print("group: handled \(shares); \(twice.count) twice, all m3's")
         }
     }
 }

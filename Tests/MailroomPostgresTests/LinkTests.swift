@@ -174,7 +174,7 @@ extension DatabaseTests {
                 for try await found in rows.decode(String.self) { names = found }
                 return names
             }
-            #expect(tables == "Apart_channels,Apart_cursors,Apart_dead_letters,Apart_outbox")
+            #expect(tables == "Apart_channels,Apart_cursors,Apart_dead_letters,Apart_members,Apart_outbox")
         }
 
         @Test("mail larger than the configured maximum is not sent: the poster's office reports it")

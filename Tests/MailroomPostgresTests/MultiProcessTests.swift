@@ -63,11 +63,14 @@ final class Peer: Sendable {
         input.write(Data((command + "\n").utf8))
     }
 
-    /// Waits for a line that starts with `prefix`, and returns it.
+    /// Waits for a line that starts with `prefix` and contains `text`, and returns it.
     @discardableResult
-    func line(startingWith prefix: String, within limit: Duration = .seconds(60)) async throws -> String {
-        try await waitUntil("\(origin) says \(prefix)", within: limit) { self.lines.contains { $0.hasPrefix(prefix) } }
-        return lines.first { $0.hasPrefix(prefix) } ?? ""
+    func line(
+        startingWith prefix: String, containing text: String = "", within limit: Duration = .seconds(60)
+    ) async throws -> String {
+        let matches: @Sendable (String) -> Bool = { $0.hasPrefix(prefix) && (text.isEmpty || $0.contains(text)) }
+        try await waitUntil("\(origin) says \(prefix)…\(text)", within: limit) { self.lines.contains(where: matches) }
+        return lines.first(where: matches) ?? ""
     }
 
     /// Waits for the process to exit, killing it after `limit`; returns its exit status.

@@ -52,7 +52,7 @@ struct Outbox: Sendable {
     /// commits, so that processes starting together do not race to create them.
     func createTables(on connection: PostgresConnection) async throws {
         let (channels, outbox, write) = (tables.channels, tables.outbox, tables.write)
-        let (cursors, deadLetters) = (tables.cursors, tables.deadLetters)
+        let (cursors, deadLetters, members) = (tables.cursors, tables.deadLetters, tables.members)
         // A notification carries the tables' tag and the whole mail when it fits (number, link, echo, origin, name
         // and body on lines of their own), otherwise the tag and the number (``Notification``). The statements of a
         // PL/pgSQL function are planned once per session.
@@ -98,6 +98,13 @@ struct Outbox: Sendable {
                         error text NOT NULL,
                         attempts integer NOT NULL,
                         failed_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    CREATE TABLE IF NOT EXISTS \(members) (
+                        subscription text NOT NULL,
+                        origin text NOT NULL,
+                        origin_key bigint NOT NULL,
+                        channels text[] NOT NULL,
+                        PRIMARY KEY (subscription, origin)
                     );
                     CREATE OR REPLACE FUNCTION \(write)(
                         p_channel text, p_origin text, p_link bigint, p_numbers bigint[], p_echo boolean,
@@ -348,6 +355,41 @@ struct Outbox: Sendable {
             _ = try await connection.answer("RESET lock_timeout", logger: logger)
             return false
         }
+    }
+
+    /// Writes that the link of `origin` reads `channels` for `subscription`, and returns the other live processes
+    /// that read it, with their channels; deletes those whose link is no longer live (it holds no origin lock).
+    func members(
+        of subscription: String, origin: String, channels: [String], on connection: PostgresConnection
+    ) async throws -> [String: Set<String>] {
+        let table = tables.members
+        let originKey = tables.key(ofOrigin: origin)
+        let query: PostgresQuery = """
+            WITH joined AS (
+                INSERT INTO \(unescaped: table) AS m (subscription, origin, origin_key, channels)
+                VALUES (\(subscription), \(origin), \(originKey), \(channels))
+                ON CONFLICT (subscription, origin) DO UPDATE SET channels = excluded.channels
+                WHERE m.channels <> excluded.channels
+            ), others AS (
+                SELECT m.origin, m.channels, EXISTS (
+                    SELECT FROM pg_locks l
+                    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                        AND l.classid = ((m.origin_key >> 32) & 4294967295)::oid
+                        AND l.objid = (m.origin_key & 4294967295)::oid
+                ) AS live
+                FROM \(unescaped: table) m WHERE m.subscription = \(subscription) AND m.origin <> \(origin)
+            ), gone AS (
+                DELETE FROM \(unescaped: table) m USING others o
+                WHERE m.subscription = \(subscription) AND m.origin = o.origin AND NOT o.live
+            ) SELECT origin, channels FROM others WHERE live
+            """
+        var members: [String: Set<String>] = [:]
+        for row in try await connection.answer(query, logger: logger) {
+            let (origin, channels) = try row.decode((String, [String]).self)
+            members[origin] = Set(channels)
+        }
+        return members
     }
 
     /// Takes the session lock that says a live link has `origin`; returns `nil` when taken, otherwise who holds

@@ -11,6 +11,8 @@ struct Tables: Sendable, Hashable {
     let cursors: String
     /// The mail that subscriptions' recipients failed to handle, with the error.
     let deadLetters: String
+    /// The processes that read each named subscription, with the channels each reads.
+    let members: String
     /// The function that writes a batch of mail and notifies its channel.
     let write: String
     /// The outbox's index on its time, unqualified: `CREATE INDEX` names it in the table's schema.
@@ -31,6 +33,7 @@ struct Tables: Sendable, Hashable {
         write = qualifier + Self.quoted(prefix + "write")
         cursors = qualifier + Self.quoted(prefix + "cursors")
         deadLetters = qualifier + Self.quoted(prefix + "dead_letters")
+        members = qualifier + Self.quoted(prefix + "members")
         createdAtIndex = Self.quoted(prefix + Self.longestSuffix)
         key = Int64(bitPattern: FNV1a.hash("tables\n\(outbox)"))
         let digits = String(FNV1a.hash("notifications\n\(outbox)") & 0xffff_ffff, radix: 16)

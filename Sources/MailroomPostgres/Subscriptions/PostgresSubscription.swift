@@ -18,14 +18,19 @@ import PostgresNIO
 /// What a caller may rely on (the article <doc:MailroomPostgres> has the full table):
 /// - **At least once, in order.** Each mail of the received types is handed to its recipient in its channel's
 ///   commit order, one at a time per channel, and the position moves past it only once the recipient has returned.
-///   A process that dies before the position is stored gets the mail again when it starts: each mail is handled
-///   at least once, and a recipient that ends the process mid-mail sees that mail again.
+///   The position is stored once per batch: after at most 500 mail (32 when a recipient is transactional), and
+///   whenever the channel has nothing more, a recipient throws, or the reader gives the channel to another process.
+///   A process that dies before the position is stored gets that batch again when it starts: each mail is handled
+///   at least once.
 /// - **Exactly-once effects in the same database.** A recipient given with
 ///   ``receive(_:inTransaction:)`` runs in the transaction that moves the position: its writes commit with it or
 ///   not at all.
-/// - **One reader per channel.** Processes that use the same name share one position per channel: one of them
-///   reads a channel at a time, and another takes over once the database ends the first one's session (when its
-///   link stops, or its process exits).
+/// - **A consumer group.** Processes that use the same name share its positions and its channels: each channel is
+///   read by one live process at a time, under a session lock, and the channels are shared out evenly among the
+///   processes that read them. A process that joins takes its share, and the share of one that stops or dies goes
+///   to the others, within about two ``PostgresLink/Configuration/heartbeat``s (each process looks once per
+///   heartbeat, between batches); a channel that changes hands goes on from its stored position. A process's
+///   liveness is its link's origin lock, so a killed process leaves at once.
 /// - **Retries, then dead letters.** A recipient that throws is reported as a `DeliveryFailure` on the link's
 ///   office (its mail a ``RemoteLetter``, its error the recipient's), and the attempt is counted in the database, so
 ///   a restart or another process goes on counting. It gets the same mail again after a back-off of 20 ms doubling
@@ -231,10 +236,12 @@ public final class PostgresSubscription: Sendable {
         }
         defer { state.withLockedValue { $0.isRunning = false } }
         try await withThrowingTaskGroup(of: Void.self) { group in
+            let channels = recipients.keys.sorted()
             for (channel, recipients) in recipients {
                 guard let watermark = watermarks[channel] else { continue }
                 let reader = SubscriptionReader(
-                    subscription: self, channel: channel, recipients: recipients, watermark: watermark, core: core)
+                    subscription: self, channel: channel, channels: channels, recipients: recipients,
+                    watermark: watermark, core: core)
                 group.addTask { try await reader.run(on: client) }
             }
             try await group.waitForAll()

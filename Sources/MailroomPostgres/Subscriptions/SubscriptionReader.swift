@@ -1,10 +1,11 @@
 #if Postgres
 import PostgresNIO
 
-/// Reads one channel for one subscription: on a connection leased from the client, it waits to hold the
-/// subscription's lock for the channel (so that one process reads it at a time), loads the stored position, and
-/// performs what a ``SubscriptionStateMachine`` says. Any failure of the database ends the connection's session;
-/// the next one starts again from the stored position.
+/// Reads one channel for one subscription: on a connection leased from the client, it waits until this process
+/// owns the channel in the subscription's ``ConsumerGroup`` and holds the subscription's lock for it (so that one
+/// process reads it at a time), loads the stored position, and performs what a ``SubscriptionStateMachine`` says.
+/// Any failure of the database ends the connection's session; the next one starts again from the stored position.
+/// So does a change of owner, which the reader looks for once per heartbeat, between batches.
 ///
 /// The position is stored once per batch. A batch with a transactional recipient runs in one transaction, opened by
 /// its first such recipient, with a savepoint before each one, so that a recipient that throws takes back only its
@@ -17,6 +18,8 @@ struct SubscriptionReader: Sendable {
 
     let subscription: PostgresSubscription
     let channel: String
+    /// Every channel the subscription reads in this process, as the other members are told.
+    let channels: [String]
     /// By linked name.
     let recipients: [String: PostgresSubscription.Recipient]
     let watermark: Watermark
@@ -31,6 +34,9 @@ struct SubscriptionReader: Sendable {
                     defer { connection.closeNow() }
                     try await session(on: connection)
                 }
+                core.logger.info(
+                    "gave a channel of a subscription to its new owner",
+                    metadata: ["subscription": "\(subscription.name)", "channel": "\(channel)"])
             } catch {
                 if Task.isCancelled { return }
                 failures += 1
@@ -45,20 +51,29 @@ struct SubscriptionReader: Sendable {
         }
     }
 
-    /// Waits for the channel's lock, then reads until a statement fails or the task is cancelled. The connection
-    /// is closed afterwards, which gives the lock back.
+    /// Waits to own the channel and hold its lock, then reads until a statement fails, the task is cancelled
+    /// (both throw) or another process owns the channel (it returns). The connection is closed afterwards, which
+    /// gives the lock back.
     private func session(on connection: PostgresConnection) async throws {
         try await core.prepareTables(on: connection)
         let (name, channel) = (subscription.name, self.channel)
-        let configuration = core.configuration
-        // The server waits for the lock; asking again every so often notices a connection that died meanwhile.
-        let wait = min(configuration.heartbeat, configuration.queryTimeout / 2)
-        while try await !core.answer(
-            on: connection,
-            { outbox, connection in
-                try await outbox.lockSubscription(name, on: channel, waitingAtMost: wait, on: connection)
-            })
-        {}
+        let heartbeat = core.configuration.heartbeat
+        // The server waits for the lock; asking again every so often notices a connection that died meanwhile, and
+        // a change of owner.
+        let wait = min(heartbeat, core.configuration.queryTimeout / 2)
+        while true {
+            if try await ownsChannel(on: connection) {
+                let locked = try await core.answer(on: connection) { outbox, connection in
+                    try await outbox.lockSubscription(name, on: channel, waitingAtMost: wait, on: connection)
+                }
+                if locked { break }
+            } else {
+                try await Task.sleep(for: wait)
+            }
+        }
+        core.logger.info(
+            "reading a channel of a subscription", metadata: ["subscription": "\(name)", "channel": "\(channel)"])
+        var checked = ContinuousClock.now
         let start = subscription.start
         let (position, failures) = try await core.answer(on: connection) {
             try await $0.position(of: name, on: channel, start: start, on: $1)
@@ -75,6 +90,10 @@ struct SubscriptionReader: Sendable {
         while true {
             switch action {
             case .read(let after):
+                if checked.duration(to: .now) >= heartbeat {
+                    guard try await ownsChannel(on: connection) else { return }
+                    checked = .now
+                }
                 let rows = try await core.answer(on: connection) {
                     try await $0.rows(of: channel, after: after, limit: Listener.pageSize, on: $1)
                 }
@@ -126,9 +145,25 @@ struct SubscriptionReader: Sendable {
                 core.report(missed)
                 action = machine.stepped()
             case .wait(let beyond):
-                action = machine.woke(latest: try await watermark.wait(beyond: beyond))
+                if let latest = try await watermark.wait(beyond: beyond, atMost: heartbeat) {
+                    action = machine.woke(latest: latest)
+                } else {
+                    guard try await ownsChannel(on: connection) else { return }
+                    checked = .now
+                }
             }
         }
+    }
+
+    /// Whether this process owns the channel among the subscription's live members, after telling them which
+    /// channels it reads.
+    private func ownsChannel(on connection: PostgresConnection) async throws -> Bool {
+        let (name, origin, channels) = (subscription.name, core.origin, self.channels)
+        var members = try await core.answer(on: connection) {
+            try await $0.members(of: name, origin: origin, channels: channels, on: $1)
+        }
+        members[origin] = Set(channels)
+        return ConsumerGroup(members: members).owner(of: channel) == origin
     }
 
     /// What became of a mail handed to its recipient.

@@ -24,6 +24,19 @@ final class Watermark: Sendable {
         for continuation in woken { continuation.resume(returning: sequence) }
     }
 
+    /// Returns the highest number known once it is above `sequence`, or `nil` once `limit` has passed.
+    func wait(beyond sequence: Int64, atMost limit: Duration) async throws -> Int64? {
+        try await withThrowingTaskGroup(of: Int64?.self) { group in
+            group.addTask { try await self.wait(beyond: sequence) }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
     /// Returns the highest number known once it is above `sequence`, or throws `CancellationError`.
     func wait(beyond sequence: Int64) async throws -> Int64 {
         let id = state.withLockedValue { state in
