@@ -183,9 +183,10 @@ public final class PostgresSubscription: Sendable {
         try add(M.self, inTransaction: false) { mail, delivery, _ in try await recipient(mail, delivery) }
     }
 
-    /// Hands each mail of type `M` to `recipient` in a transaction open on `connection`, which also moves the
-    /// position past the mail: what `recipient` writes there commits if and only if the position moves, so each
-    /// mail has its effect in that database exactly once. When `recipient` throws, the transaction is rolled back.
+    /// Hands each mail of type `M` to `recipient` in a transaction open on `connection`, the one that moves the
+    /// position past the mail (with the rest of its batch): what `recipient` writes there commits if and only if the
+    /// position moves, so each mail has its effect in that database exactly once. When `recipient` throws, what it
+    /// wrote is rolled back (to a savepoint taken before it), and what the batch's other recipients wrote stays.
     ///
     /// ```swift
     /// try welcomes.receive(SignedUp.self) { signup, delivery, connection in
