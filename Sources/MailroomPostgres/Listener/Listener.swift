@@ -136,10 +136,12 @@ final class Listener: Sendable {
         on connection: PostgresConnection, _ core: LinkCore
     ) async throws {
         var pending = actions[...]
+        var delivered: [Outbox.Row] = []
         while let action = pending.popFirst() {
             switch action {
             case .deliver(let row):
                 core.deliver(row, from: machine.withLockedValue(\.channel))
+                delivered.append(row)
             case .report(let error):
                 core.report(error)
             case .read(let sequence):
@@ -152,7 +154,7 @@ final class Listener: Sendable {
             }
         }
         let (channel, last) = machine.withLockedValue { ($0.channel, $0.last) }
-        if let last { watermarks[channel]?.advance(to: last) }
+        if let last { watermarks[channel]?.advance(to: last, delivering: delivered) }
     }
 
     /// Pings the connection every heartbeat (one that does not answer in time is closed), and prunes the outbox

@@ -50,7 +50,7 @@ struct SubscriptionStateMachine: Sendable, Hashable {
     /// What follows the store under way, when it is not ``next()``.
     private var afterStore: Action?
     /// The highest number the channel is known to have.
-    private var latest: Int64
+    private(set) var latest: Int64
     /// ``latest`` when the last read was asked for: mail up to it had committed, so a read that does not return it
     /// shows that it was pruned.
     private var latestBeforeRead: Int64
