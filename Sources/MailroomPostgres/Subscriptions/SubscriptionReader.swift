@@ -156,6 +156,7 @@ struct SubscriptionReader: Sendable {
                 } else {
                     guard try await ownsChannel(on: connection) else { return }
                     checked = .now
+                    action = machine.waitedLong()
                 }
             }
         }

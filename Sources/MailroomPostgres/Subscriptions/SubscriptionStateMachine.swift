@@ -145,6 +145,14 @@ struct SubscriptionStateMachine: Sendable, Hashable {
         next()
     }
 
+    /// A heartbeat passed while waiting, with no word of new mail: the outbox is read again, so that mail the
+    /// listener has not passed on (it is behind, or reconnecting) waits a heartbeat at most.
+    mutating func waitedLong() -> Action {
+        let action = next()
+        guard case .wait = action else { return action }
+        return read()
+    }
+
     /// The channel is known to have mail up to `latest`.
     mutating func woke(latest: Int64) -> Action {
         self.latest = max(self.latest, latest)
