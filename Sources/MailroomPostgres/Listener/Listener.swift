@@ -137,6 +137,12 @@ final class Listener: Sendable {
     ) async throws {
         var pending = actions[...]
         var delivered: [Outbox.Row] = []
+        // Also when a read fails: the mail delivered before it is not delivered again, and a subscription's reader
+        // waiting for it must hear of it now.
+        defer {
+            let (channel, last) = machine.withLockedValue { ($0.channel, $0.last) }
+            if let last { watermarks[channel]?.advance(to: last, delivering: delivered) }
+        }
         while let action = pending.popFirst() {
             switch action {
             case .deliver(let row):
@@ -153,8 +159,6 @@ final class Listener: Sendable {
                 pending = next[...] + pending
             }
         }
-        let (channel, last) = machine.withLockedValue { ($0.channel, $0.last) }
-        if let last { watermarks[channel]?.advance(to: last, delivering: delivered) }
     }
 
     /// Pings the connection every heartbeat (one that does not answer in time is closed), and prunes the outbox
