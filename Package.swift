@@ -73,6 +73,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres),
                 .product(name: "NIOCore", package: "swift-nio", condition: postgres),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
+                // With Observability too: the poster's trace context travels with linked mail, and the link's
+                // metrics.
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: observability),
             ]
         ),
 

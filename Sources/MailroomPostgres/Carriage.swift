@@ -21,7 +21,8 @@ struct Carriage: Sendable {
             core.office.register { [weak core] (mail: M, sender: (any AnyObject & Sendable)?) throws in
                 guard let core, !(sender is RemoteOrigin) else { return }
                 let body = try Carriage.encode(mail, limit: core.configuration.maximumMailSize)
-                try core.sender.forward(Outgoing(channel: channel, linkedName: name, body: body))
+                try core.sender.forward(
+                    Outgoing(channel: channel, linkedName: name, body: body, context: core.telemetry.carrier()))
             }
         }
         deliver = { body, origin, core in

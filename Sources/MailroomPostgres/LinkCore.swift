@@ -15,6 +15,7 @@ final class LinkCore: Sendable {
     /// numbers from those of any earlier link with the same origin.
     let id = Int64.random(in: 1...Int64.max)
     let sender: Sender
+    let telemetry: LinkTelemetry
     /// By channel, then by linked name.
     let carriages: [String: [String: Carriage]]
     /// Where the database is, in words, for errors.
@@ -43,10 +44,12 @@ final class LinkCore: Sendable {
         self.logger = logger
         outbox = Outbox(
             tables: Tables(prefix: configuration.tablePrefix, schema: configuration.schema), logger: logger)
-        sender = Sender(origin: configuration.origin, link: id, limit: configuration.maximumUnsent)
         self.carriages = Dictionary(grouping: carriages, by: \.channel).mapValues { carriages in
             Dictionary(carriages.map { ($0.linkedName, $0) }, uniquingKeysWith: { first, _ in first })
         }
+        telemetry = LinkTelemetry(configuration, channels: self.carriages.keys)
+        sender = Sender(
+            origin: configuration.origin, link: id, limit: configuration.maximumUnsent, telemetry: telemetry)
     }
 
     /// The result of `work` with the outbox on `connection`; if the database does not answer within the
@@ -89,17 +92,24 @@ final class LinkCore: Sendable {
     /// recipient opens (``open(_:)``), so that a mail that cannot be opened is reported as that recipient's
     /// failure. This link's own mail is skipped, unless it was sent in a transaction (it has not been posted here
     /// yet), and so is mail for one subscription alone (a dead letter moved back), which the office had already.
-    func deliver(_ row: Outbox.Row, from channel: String) {
+    /// The letter is posted in the context its poster's was (``LinkTelemetry``); `lag` is how long ago the mail
+    /// became known to have committed.
+    func deliver(_ row: Outbox.Row, from channel: String, lag: Duration) {
         if row.link == id && !row.echo || row.target != nil { return }
-        office.post(
-            RemoteLetter(
-                channel: channel, sequence: row.sequence, origin: row.origin, isOwn: row.link == id,
-                linkedName: row.linkedName, body: row.body),
-            sender: self)
+        telemetry.receive(row, on: channel, lag: lag) {
+            office.post(
+                RemoteLetter(
+                    channel: channel, sequence: row.sequence, origin: row.origin, isOwn: row.link == id,
+                    linkedName: row.linkedName, body: row.body),
+                sender: self)
+        }
     }
 
     /// Reports `fault` on the office, as the failure of a letter of its channel.
     func report(_ fault: PostgresLinkError) {
+        if fault.code == .missedMail, let channel = fault.channel, let missed = fault.sequences {
+            telemetry.missed(missed.upperBound - missed.lowerBound + 1, on: channel)
+        }
         office.post(
             RemoteLetter(
                 channel: fault.channel ?? "", sequence: fault.sequences?.lowerBound ?? 0, origin: "", isOwn: false,

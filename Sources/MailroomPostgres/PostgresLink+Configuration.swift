@@ -48,6 +48,17 @@ extension PostgresLink {
         /// leases another. Default: 10 s.
         public var queryTimeout: Duration = .seconds(10)
 
+        /// The shortest time between two lines that say why the listening connection was lost: the first loss
+        /// is logged at once, later ones at most once per interval, with how many were not logged. Default: 60 s.
+        public var reconnectLogInterval: Duration = .seconds(60)
+
+        #if Observability
+        /// The link's metrics, and what carries its posters' trace contexts and makes its spans; see
+        /// ``PostgresLink/Telemetry``. Default: `Telemetry()`, made with the configuration: the bootstrapped
+        /// metrics factory and tracer, if they were bootstrapped by then.
+        public var telemetry = Telemetry()
+        #endif
+
         /// A configuration with the defaults above, and `origin` if given.
         public init(origin: String? = nil) {
             self.origin = origin ?? Self.defaultOrigin()
@@ -78,6 +89,15 @@ extension Duration {
     var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// The duration in whole nanoseconds, as metrics record it; 0 for a negative duration.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (nanoseconds, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflow || carry ? .max : nanoseconds
     }
 }
 #endif

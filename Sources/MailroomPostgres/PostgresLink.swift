@@ -222,8 +222,9 @@ public final class PostgresLink: Service {
         let body = try Carriage.encode(mail, limit: core.configuration.maximumMailSize)
         let batch = Outbox.Batch(
             channel: M.linkedChannel, origin: origin, link: core.id, numbers: [core.transactionalNumber()], echo: true,
-            linkedNames: [M.linkedName], bodies: [body])
+            linkedNames: [M.linkedName], bodies: [body], contexts: [core.telemetry.carrier()])
         try await core.outbox.write(batch, on: connection)
+        core.telemetry.sent([M.linkedChannel: 1])
     }
 
     /// Listens and writes through `client` until a graceful shutdown (then writes what is queued) or cancellation.

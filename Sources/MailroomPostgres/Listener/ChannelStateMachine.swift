@@ -92,8 +92,9 @@ struct ChannelStateMachine: Sendable, Hashable {
     }
 }
 
-/// A link's notification: the tag of its tables (8 hexadecimal digits) and the number, or the tag, the number, the
-/// link's id, `t` or `f` for echo, the origin, the linked name and the body, on lines of their own.
+/// A link's notification: the tag of its tables (8 hexadecimal digits) and the number; or the tag, the number, the
+/// link's id, a flag, the origin, the poster's context when the flag is a capital, the linked name and the body, on
+/// lines of their own. The flag is `t` or `f` for echo or not, `T` or `F` when a context follows the origin.
 struct Notification: Hashable, Sendable {
     var tag: String
     var sequence: Int64
@@ -102,17 +103,31 @@ struct Notification: Hashable, Sendable {
 
     /// The notification of `payload`, or `nil` if no link wrote it.
     init?(_ payload: String) {
-        let lines = payload.split(separator: "\n", maxSplits: 6, omittingEmptySubsequences: false)
+        let lines = payload.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
         guard lines.count >= 2, lines[0].utf8.count == 8, UInt32(lines[0], radix: 16) != nil,
             let sequence = Int64(lines[1]), sequence > 0
         else { return nil }
         tag = String(lines[0])
         self.sequence = sequence
         if lines.count == 2 { return }
-        guard lines.count == 7, let link = Int64(lines[2]), lines[3] == "t" || lines[3] == "f" else { return nil }
+        guard lines.count == 5, let link = Int64(lines[2]), let flag = Flag(rawValue: String(lines[3])) else {
+            return nil
+        }
+        // origin, [context,] name, body: the body is last, and may hold newlines.
+        let fields = lines[4].split(
+            separator: "\n", maxSplits: flag.hasContext ? 3 : 2, omittingEmptySubsequences: false)
+        guard fields.count == (flag.hasContext ? 4 : 3) else { return nil }
         row = Outbox.Row(
-            sequence: sequence, origin: String(lines[4]), link: link, echo: lines[3] == "t",
-            linkedName: String(lines[5]), body: String(lines[6]))
+            sequence: sequence, origin: String(fields[0]), link: link, echo: flag.echo,
+            linkedName: String(fields[fields.count - 2]), body: String(fields[fields.count - 1]),
+            context: flag.hasContext ? String(fields[1]) : nil)
+    }
+
+    private enum Flag: String {
+        case echo = "t", other = "f", echoWithContext = "T", otherWithContext = "F"
+
+        var echo: Bool { self == .echo || self == .echoWithContext }
+        var hasContext: Bool { self == .echoWithContext || self == .otherWithContext }
     }
 }
 #endif

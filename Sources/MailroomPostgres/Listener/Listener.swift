@@ -53,6 +53,7 @@ final class Listener: Sendable {
             throw PostgresLinkError(.unreachable, detail: "no connection to \(core.database) within \(limit)")
         }
         var failures = 0
+        var log = ReconnectLog(interval: core.configuration.reconnectLogInterval)
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
@@ -68,9 +69,12 @@ final class Listener: Sendable {
                         detail: "could not listen on \(core.database) within \(limit): \(String(reflecting: error))")
                 }
                 failures += 1
-                core.logger.warning(
-                    "lost the listening connection; leasing another",
-                    metadata: ["error": "\(String(reflecting: error))"])
+                core.telemetry.reconnected()
+                if let suppressed = log.lost(at: .now) {
+                    core.logger.warning(
+                        "lost the listening connection; leasing another",
+                        metadata: ["error": "\(String(reflecting: error))", "mailroom.suppressed": "\(suppressed)"])
+                }
                 try? await Task.sleep(for: retryDelay(afterFailures: failures))
             }
         }
@@ -124,18 +128,21 @@ final class Listener: Sendable {
             try await perform(machine.withLockedValue { $0.listened() }, machine, on: connection, core)
             gate.listened(to: channel, of: channels.count)
             for try await notification in notifications {
+                let arrived = ContinuousClock.now
                 let actions = machine.withLockedValue { $0.notified(notification.payload) }
-                try await perform(actions, machine, on: connection, core)
+                try await perform(actions, machine, on: connection, core, arrived: arrived)
             }
         }
     }
 
-    /// Performs `actions`, and those that reading the outbox leads to, in order.
+    /// Performs `actions`, and those that reading the outbox leads to, in order; `arrived` is when the
+    /// notification that led to them arrived.
     private func perform(
         _ actions: [ChannelStateMachine.Action], _ machine: NIOLockedValueBox<ChannelStateMachine>,
-        on connection: PostgresConnection, _ core: LinkCore
+        on connection: PostgresConnection, _ core: LinkCore, arrived: ContinuousClock.Instant = .now
     ) async throws {
         var pending = actions[...]
+        var lastRead = arrived
         var delivered: [Outbox.Row] = []
         // Also when a read fails: the mail delivered before it is not delivered again, and a subscription's reader
         // waiting for it must hear of it now.
@@ -146,7 +153,9 @@ final class Listener: Sendable {
         while let action = pending.popFirst() {
             switch action {
             case .deliver(let row):
-                core.deliver(row, from: machine.withLockedValue(\.channel))
+                // Mail read from the outbox was written `age` before the read; a notification's, when it arrived.
+                let lag = row.age.map { $0 + (.now - lastRead) } ?? (.now - arrived)
+                core.deliver(row, from: machine.withLockedValue(\.channel), lag: lag)
                 delivered.append(row)
             case .report(let error):
                 core.report(error)
@@ -155,6 +164,7 @@ final class Listener: Sendable {
                 let rows = try await core.answer(on: connection) {
                     try await $0.rows(of: channel, after: sequence, limit: Self.pageSize, on: $1)
                 }
+                lastRead = .now
                 let next = machine.withLockedValue { $0.read(rows, complete: rows.count < Self.pageSize) }
                 pending = next[...] + pending
             }
@@ -180,6 +190,28 @@ final class Listener: Sendable {
                 try await core.outbox.ping(on: connection)
             }
         }
+    }
+}
+
+/// When a lost listening connection is logged: the first loss at once, later ones at most once per interval.
+struct ReconnectLog {
+    let interval: Duration
+    private var lastLogged: ContinuousClock.Instant?
+    private var suppressed = 0
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// A connection was lost at `now`: returns how many losses went unlogged before it when this one is to be
+    /// logged, or `nil` when it is not.
+    mutating func lost(at now: ContinuousClock.Instant) -> Int? {
+        if let lastLogged, now - lastLogged < interval {
+            suppressed += 1
+            return nil
+        }
+        defer { (lastLogged, suppressed) = (now, 0) }
+        return suppressed
     }
 }
 

@@ -33,6 +33,12 @@ struct Outbox: Sendable {
         var body: String
         /// The one subscription the mail is for (a dead letter moved back), or `nil` for mail for everyone.
         var target: String? = nil
+        /// The poster's trace context, injected into a carrier and encoded (``LinkTelemetry``), or `nil` when
+        /// there was none.
+        var context: String? = nil
+        /// How long ago it was written, by the database's clock, when it was read from the outbox; `nil` for mail
+        /// a notification carried whole.
+        var age: Duration? = nil
     }
 
     /// Mail of one channel written by one statement, numbered by its link.
@@ -46,6 +52,8 @@ struct Outbox: Sendable {
         var echo: Bool
         var linkedNames: [String]
         var bodies: [String]
+        /// The poster's trace context of each mail, as in ``Row/context`` (empty is as many `nil`s).
+        var contexts: [String?] = []
     }
 
     /// Creates the tables and the function unless they exist, in one statement, under a lock held until it
@@ -53,9 +61,10 @@ struct Outbox: Sendable {
     func createTables(on connection: PostgresConnection) async throws {
         let (channels, outbox, write) = (tables.channels, tables.outbox, tables.write)
         let (cursors, deadLetters, members) = (tables.cursors, tables.deadLetters, tables.members)
-        // A notification carries the tables' tag and the whole mail when it fits (number, link, echo, origin, name
-        // and body on lines of their own), otherwise the tag and the number (``Notification``). The statements of a
-        // PL/pgSQL function are planned once per session.
+        // A notification carries the tables' tag and the whole mail when it fits (number, link, echo, origin, the
+        // context if there is one, name and body on lines of their own), otherwise the tag and the number
+        // (``Notification``). The statements of a PL/pgSQL function are planned once per session. The function of
+        // the tables' first version, without contexts, is replaced.
         let query = PostgresQuery(
             unsafeSQL: """
                 DO $mailroom$ BEGIN
@@ -79,6 +88,7 @@ struct Outbox: Sendable {
                     );
                     CREATE INDEX IF NOT EXISTS \(tables.createdAtIndex) ON \(outbox) (created_at);
                     ALTER TABLE \(outbox) ADD COLUMN IF NOT EXISTS target text;
+                    ALTER TABLE \(outbox) ADD COLUMN IF NOT EXISTS context text;
                     CREATE TABLE IF NOT EXISTS \(cursors) (
                         subscription text NOT NULL,
                         channel text NOT NULL,
@@ -99,6 +109,7 @@ struct Outbox: Sendable {
                         attempts integer NOT NULL,
                         failed_at timestamptz NOT NULL DEFAULT now()
                     );
+                    ALTER TABLE \(deadLetters) ADD COLUMN IF NOT EXISTS context text;
                     CREATE TABLE IF NOT EXISTS \(members) (
                         subscription text NOT NULL,
                         origin text NOT NULL,
@@ -106,27 +117,36 @@ struct Outbox: Sendable {
                         channels text[] NOT NULL,
                         PRIMARY KEY (subscription, origin)
                     );
+                    DROP FUNCTION IF EXISTS \(write)(text, text, bigint, bigint[], boolean, text[], text[]);
                     CREATE OR REPLACE FUNCTION \(write)(
                         p_channel text, p_origin text, p_link bigint, p_numbers bigint[], p_echo boolean,
-                        p_names text[], p_bodies text[]
+                        p_names text[], p_bodies text[], p_contexts text[] DEFAULT NULL
                     ) RETURNS integer LANGUAGE plpgsql AS $write$
                     DECLARE
                         n integer := cardinality(p_bodies);
                         base bigint;
+                        context text;
                         payload text;
                     BEGIN
                         INSERT INTO \(channels) AS c (channel, last_seq) VALUES (p_channel, n)
                         ON CONFLICT (channel) DO UPDATE SET last_seq = c.last_seq + excluded.last_seq
                         RETURNING c.last_seq - n INTO base;
-                        INSERT INTO \(outbox) (channel, seq, origin, link, link_seq, echo, type_name, body)
-                        SELECT p_channel, base + m.i, p_origin, p_link, m.number, p_echo, m.type_name, m.body
-                        FROM unnest(p_numbers, p_names, p_bodies) WITH ORDINALITY AS m(number, type_name, body, i);
+                        INSERT INTO \(outbox) (channel, seq, origin, link, link_seq, echo, type_name, body, context)
+                        SELECT p_channel, base + m.i, p_origin, p_link, m.number, p_echo, m.type_name, m.body,
+                            nullif(m.context, '')
+                        FROM unnest(p_numbers, p_names, p_bodies, p_contexts)
+                            WITH ORDINALITY AS m(number, type_name, body, context, i);
                         FOR i IN 1..n LOOP
+                            context := nullif(p_contexts[i], '');
                             payload := '\(tables.tag)' || E'\\n' || (base + i)::text || E'\\n' || p_link::text || E'\\n'
-                                || CASE WHEN p_echo THEN 't' ELSE 'f' END || E'\\n' || p_origin || E'\\n'
+                                || CASE WHEN context IS NULL THEN CASE WHEN p_echo THEN 't' ELSE 'f' END
+                                    ELSE CASE WHEN p_echo THEN 'T' ELSE 'F' END END
+                                || E'\\n' || p_origin || E'\\n' || coalesce(context || E'\\n', '')
                                 || p_names[i] || E'\\n' || p_bodies[i];
-                            PERFORM pg_notify(p_channel, CASE WHEN octet_length(payload) < \(Self.notificationLimit)
-                                THEN payload ELSE '\(tables.tag)' || E'\\n' || (base + i)::text END);
+                            PERFORM pg_notify(p_channel, CASE
+                                WHEN octet_length(payload) < \(Self.notificationLimit)
+                                    AND strpos(coalesce(context, ''), E'\\n') = 0 THEN payload
+                                ELSE '\(tables.tag)' || E'\\n' || (base + i)::text END);
                         END LOOP;
                         RETURN n;
                     END
@@ -139,7 +159,7 @@ struct Outbox: Sendable {
     /// Writes `batch` and notifies its channel of each mail, in order, in the connection's current transaction
     /// (or in one of its own when there is none: a single statement is atomic).
     func write(_ batch: Batch, on connection: PostgresConnection) async throws {
-        var binds = PostgresBindings(capacity: 7)
+        var binds = PostgresBindings(capacity: 8)
         binds.append(batch.channel)
         binds.append(batch.origin)
         binds.append(batch.link)
@@ -147,7 +167,14 @@ struct Outbox: Sendable {
         binds.append(batch.echo)
         binds.append(batch.linkedNames)
         binds.append(batch.bodies)
-        let query = PostgresQuery(unsafeSQL: "SELECT \(tables.write)($1, $2, $3, $4, $5, $6, $7)", binds: binds)
+        if batch.contexts.contains(where: { $0 != nil }) {
+            binds.append(batch.contexts.map { $0 ?? "" })
+        } else {
+            // Mail without contexts costs nothing more to send than before contexts were carried.
+            binds.appendNull()
+        }
+        let query = PostgresQuery(
+            unsafeSQL: "SELECT \(tables.write)($1, $2, $3, $4, $5, $6, $7, $8)", binds: binds)
         _ = try await connection.answer(query, logger: logger)
     }
 
@@ -173,15 +200,17 @@ struct Outbox: Sendable {
         async throws -> [Row]
     {
         let query: PostgresQuery = """
-            SELECT seq, origin, link, echo, type_name, body, target FROM \(unescaped: tables.outbox)
+            SELECT seq, origin, link, echo, type_name, body, target, context,
+                extract(epoch FROM clock_timestamp() - created_at)::float8
+            FROM \(unescaped: tables.outbox)
             WHERE channel = \(channel) AND seq > \(sequence) ORDER BY seq LIMIT \(Int64(limit))
             """
         return try await connection.answer(query, logger: logger).map { row in
-            let (sequence, origin, link, echo, linkedName, body, target) = try row.decode(
-                (Int64, String, Int64, Bool, String, String, String?).self)
+            let (sequence, origin, link, echo, linkedName, body, target, context, age) = try row.decode(
+                (Int64, String, Int64, Bool, String, String, String?, String?, Double).self)
             return Row(
                 sequence: sequence, origin: origin, link: link, echo: echo, linkedName: linkedName, body: body,
-                target: target)
+                target: target, context: context, age: .seconds(max(age, 0)))
         }
     }
 
@@ -288,9 +317,9 @@ struct Outbox: Sendable {
         try await execute("BEGIN", on: connection)
         let query: PostgresQuery = """
             INSERT INTO \(unescaped: tables.deadLetters)
-                (subscription, channel, seq, origin, type_name, body, error, attempts)
+                (subscription, channel, seq, origin, type_name, body, error, attempts, context)
             VALUES (\(subscription), \(channel), \(row.sequence), \(row.origin), \(row.linkedName), \(row.body),
-                \(error), \(Int32(clamping: attempts)))
+                \(error), \(Int32(clamping: attempts)), \(row.context))
             """
         _ = try await connection.answer(query, logger: logger)
         try await move(subscription, on: channel, from: position, to: row.sequence, on: connection)
@@ -322,15 +351,15 @@ struct Outbox: Sendable {
             WITH letter AS (
                 DELETE FROM \(unescaped: tables.deadLetters)
                 WHERE id = \(letter.id) AND subscription = \(letter.subscription)
-                RETURNING id, subscription, channel, origin, type_name, body
+                RETURNING id, subscription, channel, origin, type_name, body, context
             ), numbered AS (
                 INSERT INTO \(unescaped: tables.channels) AS c (channel, last_seq) SELECT channel, 1 FROM letter
                 ON CONFLICT (channel) DO UPDATE SET last_seq = c.last_seq + 1 RETURNING c.channel, c.last_seq
             ), written AS (
                 INSERT INTO \(unescaped: tables.outbox)
-                    (channel, seq, origin, link, link_seq, echo, type_name, body, target)
+                    (channel, seq, origin, link, link_seq, echo, type_name, body, target, context)
                 SELECT letter.channel, numbered.last_seq, letter.origin, 0, letter.id, false, letter.type_name,
-                    letter.body, letter.subscription
+                    letter.body, letter.subscription, letter.context
                 FROM letter JOIN numbered ON numbered.channel = letter.channel
                 RETURNING channel, seq
             ) SELECT pg_notify(channel, \(tables.tag) || E'\\n' || seq::text) FROM written

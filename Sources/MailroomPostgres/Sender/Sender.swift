@@ -9,9 +9,11 @@ final class Sender: Sendable {
     private let machine: NIOLockedValueBox<SenderStateMachine>
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
+    private let telemetry: LinkTelemetry
 
-    init(origin: String, link: Int64, limit: Int) {
+    init(origin: String, link: Int64, limit: Int, telemetry: LinkTelemetry) {
         machine = NIOLockedValueBox(SenderStateMachine(origin: origin, link: link, limit: limit))
+        self.telemetry = telemetry
         (wakes, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -23,7 +25,9 @@ final class Sender: Sendable {
     func forward(_ mail: Outgoing) throws {
         let (enqueued, unsent) = machine.withLockedValue { ($0.enqueue(mail), $0.unsent) }
         switch enqueued {
-        case .queued: wake.yield()
+        case .queued:
+            telemetry.unsent(unsent)
+            wake.yield()
         case .echo: break
         case .full: throw PostgresLinkError(.queueFull, name: mail.linkedName, channel: mail.channel, size: unsent)
         }
@@ -100,20 +104,26 @@ final class Sender: Sendable {
                 let committed = try await core.answer(on: connection) { outbox, connection in
                     try await outbox.committed(numbers, of: core.id, on: connection)
                 }
-                machine.withLockedValue { $0.lookedUp(committed) }
+                confirmed(machine.withLockedValue { ($0.lookedUp(committed), $0.unsent) })
             case .write(let batches):
                 for batch in batches {
                     try await core.answer(on: connection) { try await $0.write(batch, on: $1) }
                 }
-                machine.withLockedValue { $0.succeeded() }
+                confirmed(machine.withLockedValue { ($0.succeeded(), $0.unsent) })
             case .confirm:
                 try await core.answer(on: connection) { try await $0.ping(on: $1) }
-                machine.withLockedValue { $0.succeeded() }
+                confirmed(machine.withLockedValue { ($0.succeeded(), $0.unsent) })
             case .wait, .finish:
                 return
             }
             action = machine.withLockedValue { $0.next() }
         }
+    }
+
+    private func confirmed(_ confirmed: (sent: [String: Int], unsent: Int)) {
+        guard !confirmed.sent.isEmpty else { return }
+        telemetry.sent(confirmed.sent)
+        telemetry.unsent(confirmed.unsent)
     }
 
     private func logUnsent(_ core: LinkCore) {

@@ -1,9 +1,16 @@
 #if Postgres
-/// A mail on its way out: encoded, with its channel and name.
+/// A mail on its way out: encoded, with its channel and name, and its poster's trace context.
 struct Outgoing: Hashable, Sendable {
     var channel: String
     var linkedName: String
     var body: String
+    /// The poster's context, encoded (``LinkTelemetry/carrier()``), or `nil`.
+    var context: String? = nil
+
+    /// The mail without its context: what an echo is recognised by, whatever context it was posted in.
+    var withoutContext: Outgoing {
+        Outgoing(channel: channel, linkedName: linkedName, body: body)
+    }
 }
 
 /// The sender's bookkeeping, as a value that takes events and returns what to do: the mail queued, the mail
@@ -93,8 +100,8 @@ struct SenderStateMachine: Sendable {
 
     /// Queues `mail`, unless it is the echo of mail this process sent in a transaction, or the queue is full.
     mutating func enqueue(_ mail: Outgoing) -> Enqueued {
-        if let count = echoes[mail] {
-            echoes[mail] = count > 1 ? count - 1 : nil
+        if let count = echoes[mail.withoutContext] {
+            echoes[mail.withoutContext] = count > 1 ? count - 1 : nil
             return .echo
         }
         guard unsent < limit else { return .full }
@@ -104,11 +111,12 @@ struct SenderStateMachine: Sendable {
 
     /// Expects `mail` to be posted once more by this process, as the echo of its transaction's mail.
     mutating func expectEcho(of mail: Outgoing) {
-        echoes[mail, default: 0] += 1
+        echoes[mail.withoutContext, default: 0] += 1
     }
 
     /// Stops expecting `mail` (once), if it is still expected: the echo was posted and not queued.
     mutating func forgetEcho(of mail: Outgoing) {
+        let mail = mail.withoutContext
         if let count = echoes[mail] { echoes[mail] = count > 1 ? count - 1 : nil }
     }
 
@@ -136,26 +144,42 @@ struct SenderStateMachine: Sendable {
         return .write(Self.channelBatches(of: batch, origin: origin, link: link))
     }
 
-    /// The outstanding write or confirmation answered: the mail written before it committed.
-    mutating func succeeded() {
+    /// The outstanding write or confirmation answered: the mail written before it committed. Returns how many
+    /// mail that confirms, by channel.
+    @discardableResult
+    mutating func succeeded() -> [String: Int] {
         guard let confirmed = confirming else { preconditionFailure("succeeded() without a write or confirmation") }
         confirming = nil
+        let sent = Self.count(queue[head..<head + confirmed])
         drop(first: confirmed)
         written -= confirmed
         failures = 0
+        return sent
     }
 
-    /// The lookup answered: `committed` are the numbers among those looked up that are in the outbox.
-    mutating func lookedUp(_ committed: Set<Int64>) {
+    /// The lookup answered: `committed` are the numbers among those looked up that are in the outbox. Returns how
+    /// many mail that confirms, by channel.
+    @discardableResult
+    mutating func lookedUp(_ committed: Set<Int64>) -> [String: Int] {
         var kept: [Queued] = []
+        var sent: [Queued] = []
         kept.reserveCapacity(unsent)
-        for queued in queue[head...] where !(queued.number.map(committed.contains) ?? false) {
-            kept.append(queued)
+        for queued in queue[head...] {
+            if queued.number.map(committed.contains) ?? false {
+                sent.append(queued)
+            } else {
+                kept.append(queued)
+            }
         }
         queue = kept
         head = 0
         inDoubt = []
         failures = 0
+        return Self.count(sent[...])
+    }
+
+    private static func count(_ mail: ArraySlice<Queued>) -> [String: Int] {
+        mail.reduce(into: [:]) { counts, queued in counts[queued.mail.channel, default: 0] += 1 }
     }
 
     /// The outstanding action failed (the connection may be gone): the unconfirmed mail is in doubt, to be looked
@@ -213,6 +237,7 @@ extension Outbox.Batch {
         numbers.append(queued.number ?? 0)
         linkedNames.append(queued.mail.linkedName)
         bodies.append(queued.mail.body)
+        contexts.append(queued.mail.context)
     }
 }
 #endif

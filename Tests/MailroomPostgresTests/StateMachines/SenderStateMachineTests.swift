@@ -40,7 +40,7 @@ struct SenderStateMachineTests {
                 == .write([
                     Outbox.Batch(
                         channel: "c", origin: "o", link: Self.link, numbers: [1], echo: false, linkedNames: ["N"],
-                        bodies: ["a"])
+                        bodies: ["a"], contexts: [nil])
                 ]))
     }
 
