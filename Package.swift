@@ -148,7 +148,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "LinkBenchmark",
-            dependencies: postgresProgram,
+            dependencies: postgresProgram + [
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: observability),
+            ],
             path: "Benchmarks/LinkBenchmark"
         ),
     ],

@@ -1,4 +1,4 @@
-#if Postgres
+#if Postgres && Observability
 import Foundation
 import Logging
 import MailroomPostgres
@@ -55,7 +55,7 @@ struct Benchmark {
     /// Every path, in rounds that alternate their order, then the outbox's size, then the catch-up, in a session
     /// of one receiving process.
     private func measureMainTable(into report: inout Report) async throws {
-        let paths: [Path] = [.raw, .link, .durable, .transactional]
+        let paths: [Path] = [.raw, .link, .traced, .durable, .transactional]
         try await session(number: 1, receivers: 1) { session in
             report.version =
                 try await firstValue(String.self, "SHOW server_version", on: session.admin, logger: logger) ?? "?"

@@ -1,4 +1,4 @@
-#if Postgres
+#if Postgres && Observability
 import Foundation
 
 /// The scale curve as an SVG chart, drawn the way `Benchmarks/Scripts/chart.py` draws the local comparison's

@@ -1,4 +1,4 @@
-#if Postgres
+#if Postgres && Observability
 import Foundation
 import Mailroom
 import MailroomPostgres
@@ -49,6 +49,13 @@ let durableLanes: [any BenchLetter.Type] = [
     DurableMail4.self, DurableMail5.self, DurableMail6.self, DurableMail7.self,
 ]
 
+/// The plain link's mail, posted in a trace: its context travels with it.
+struct TracedMail: BenchLetter {
+    let index: Int
+    let sentAt: UInt64
+    let text: String
+}
+
 /// The transactional subscription's mail.
 struct TransactionalMail: BenchLetter {
     let index: Int
@@ -65,7 +72,8 @@ struct CatchUpMail: BenchLetter {
 
 /// Every type the links carry, in every process but the catch-up ones.
 let carried: [any LinkedMail.Type] =
-    [BenchMail.self, TransactionalMail.self, CatchUpMail.self] + durableLanes.map { $0 as any LinkedMail.Type }
+    [BenchMail.self, TracedMail.self, TransactionalMail.self, CatchUpMail.self]
+    + durableLanes.map { $0 as any LinkedMail.Type }
 
 /// How mail travels from the sender to a receiver, and what receives it there.
 enum Path: String, Codable, Sendable, CaseIterable {
@@ -73,6 +81,9 @@ enum Path: String, Codable, Sendable, CaseIterable {
     case raw
     /// A post on the sender's office, the receiver's office (the plain link).
     case link
+    /// A post inside a trace, the receiver's office: the plain link, with the poster's context injected into the
+    /// mail and extracted by the receiver (``tracing``).
+    case traced
     /// A post, the receiver's durable subscription with a plain recipient.
     case durable
     /// A post, the receiver's durable subscription whose recipient inserts a row in the subscription's transaction.

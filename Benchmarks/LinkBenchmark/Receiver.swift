@@ -1,4 +1,4 @@
-#if Postgres
+#if Postgres && Observability
 import Foundation
 import Logging
 import Mailroom
@@ -95,6 +95,7 @@ func receive(group: String, socket: String, logger: Logger) async -> Int32 {
     let collector = Collector()
     let office = PostOffice()
     office.register { (mail: BenchMail, _: RemoteOrigin) in collector.handled(mail, on: .link) }
+    office.register { (mail: TracedMail, _: RemoteOrigin) in collector.handled(mail, on: .traced) }
     office.register { (mail: CatchUpMail, _: RemoteOrigin) in collector.handled(mail, on: .catchUp) }
     office.register { (_: DeliveryFailure) in collector.fail() }
     do {
@@ -105,7 +106,7 @@ func receive(group: String, socket: String, logger: Logger) async -> Int32 {
             }
             let link = try PostgresLink(
                 office: office, carrying: carried, database: clientConfiguration(socket: socket),
-                configuration: .init(origin: "bench-receiver-\(ProcessInfo.processInfo.processIdentifier)"),
+                configuration: linkConfiguration(origin: "bench-receiver-\(ProcessInfo.processInfo.processIdentifier)"),
                 logger: logger)
             let durable = try link.subscription(group, startingAt: .after(start))
             for lane in durableLanes { try lane.subscribe(durable, as: .durable, collector) }
@@ -166,7 +167,7 @@ func catchUp(_ arguments: [String], socket: String, logger: Logger) async -> Int
     do {
         let link = try PostgresLink(
             office: office, carrying: [CatchUpMail.self], database: clientConfiguration(socket: socket),
-            configuration: .init(origin: "bench-catch-up-\(ProcessInfo.processInfo.processIdentifier)"),
+            configuration: linkConfiguration(origin: "bench-catch-up-\(ProcessInfo.processInfo.processIdentifier)"),
             logger: logger)
         let subscription = try link.subscription(arguments[0], startingAt: .after(sequence: sequence))
         if arguments.contains("--in-transaction") {

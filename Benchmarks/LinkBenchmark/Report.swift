@@ -1,4 +1,4 @@
-#if Postgres
+#if Postgres && Observability
 import Foundation
 
 /// The median, or NaN when a run failed (its figure is NaN).
@@ -127,6 +127,7 @@ struct Report {
     var loadAfter = "?"
     var rows: [Path: Row] = [
         .raw: Row(label: "raw NOTIFY/LISTEN"), .link: Row(label: "PostgresLink"),
+        .traced: Row(label: "link, trace context"),
         .durable: Row(label: "durable subscription"), .transactional: Row(label: "durable, transactional"),
     ]
     var fsyncLink = Row(label: "PostgresLink, fsync on")
@@ -157,6 +158,8 @@ struct Report {
         print(raw.line)
         print(link.line)
         print(link.ratios(over: raw, label: "link/raw"))
+        print(rows[.traced]!.line)
+        print(rows[.traced]!.ratios(over: link, label: "traced/link"))
         print(durable.line)
         print(durable.ratios(over: link, label: "durable/link"))
         print(transactional.line)
@@ -170,6 +173,10 @@ struct Report {
         print(
             "sender: one call of the link's PL/pgSQL write function per channel, committed on its own, a round trip "
                 + "each; raw: one SELECT pg_notify per mail")
+        print(
+            "traced: the plain link, each post inside a context that the links' InMemoryTracer injects as a trace "
+                + "id and a span id (32 and 16 hex digits; the mail carries \(traceCarrierBytes) more bytes) and the "
+                + "receiver extracts; no spans")
         if !statements.isEmpty {
             print(
                 "link throughput runs: \(sizes.throughput) mail in "

@@ -1,4 +1,4 @@
-#if Postgres
+#if Postgres && Observability
 /// What one run measured, over all its receivers.
 struct RunFigures {
     /// Its number, which its mail carries.

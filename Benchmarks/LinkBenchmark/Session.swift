@@ -1,10 +1,11 @@
-#if Postgres
+#if Postgres && Observability
 import Foundation
 import Logging
 import Mailroom
 import MailroomPostgres
 import NIOConcurrencyHelpers
 import PostgresNIO
+import Tracing
 
 /// The sending side of a session, and the receiving processes it started. This process's link and connections send
 /// on every path; each run's figures and counts come from what the receivers report.
@@ -54,7 +55,7 @@ final class Session: Sendable {
                 let origin = "bench-sender-\(id)-\(number)"
                 let link = try PostgresLink(
                     office: office, carrying: carried, database: clientConfiguration(socket: socket),
-                    configuration: .init(origin: origin), logger: logger)
+                    configuration: linkConfiguration(origin: origin), logger: logger)
                 return try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask { try await link.run() }
                     defer { tasks.cancelAll() }
@@ -237,6 +238,8 @@ final class Session: Sendable {
             let payload = try json(BenchMail(index: index, sentAt: sentAt, text: text))
             try await execute("SELECT pg_notify(\(rawChannel), \(payload))", on: raw, logger: logger)
         case .link: BenchMail.post(index, sentAt, text, on: office)
+        case .traced:
+            ServiceContext.withValue(traceContext) { TracedMail.post(index, sentAt, text, on: office) }
         case .durable: durableLanes[index % lanes].post(index, sentAt, text, on: office)
         case .transactional: TransactionalMail.post(index, sentAt, text, on: office)
         case .catchUp: CatchUpMail.post(index, sentAt, text, on: office)

@@ -1,4 +1,4 @@
-#if Postgres
+#if Postgres && Observability
 struct Sizes {
     /// Mail of a throughput run.
     var throughput: Int

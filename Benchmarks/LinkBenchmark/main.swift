@@ -1,4 +1,4 @@
-#if Postgres
+#if Postgres && Observability
 // Measures a `PostgresLink` between processes against raw postgres-nio `NOTIFY`/`LISTEN`, and its durable
 // subscriptions beside both, in one run: this process sends, copies of it started with `--receiver` receive.
 // - The main table: throughput of mail sent as fast as each path allows, latency of mail paced every 2 ms (p50, p99,
@@ -36,5 +36,5 @@ default:
     exit(await benchmark.run(chart: chart))
 }
 #else
-print("LinkBenchmark needs the Postgres trait: swift run --traits Postgres LinkBenchmark")
+print("LinkBenchmark needs the Postgres and Observability traits: swift run --enable-all-traits LinkBenchmark")
 #endif
