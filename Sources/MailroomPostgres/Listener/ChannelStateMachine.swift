@@ -124,7 +124,10 @@ struct Notification: Hashable, Sendable {
     }
 
     private enum Flag: String {
-        case echo = "t", other = "f", echoWithContext = "T", otherWithContext = "F"
+        case echo = "t"
+        case other = "f"
+        case echoWithContext = "T"
+        case otherWithContext = "F"
 
         var echo: Bool { self == .echo || self == .echoWithContext }
         var hasContext: Bool { self == .echoWithContext || self == .otherWithContext }

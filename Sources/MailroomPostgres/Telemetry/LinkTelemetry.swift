@@ -53,7 +53,8 @@ struct LinkTelemetry: Sendable {
         spansForReceivedMail = telemetry.spansForReceivedMail
         let factory = telemetry.metricsFactory
         self.channels = Dictionary(
-            channels.map { ($0, ChannelMetrics(channel: $0, factory: factory)) }, uniquingKeysWith: { first, _ in first })
+            channels.map { ($0, ChannelMetrics(channel: $0, factory: factory)) },
+            uniquingKeysWith: { first, _ in first })
         unsentGauge = Gauge(label: "mailroom_link_unsent", factory: factory)
         reconnects = Counter(label: "mailroom_link_reconnects", factory: factory)
         #endif
