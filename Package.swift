@@ -136,6 +136,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: postgres),
                 .product(name: "NIOCore", package: "swift-nio", condition: postgres),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgres),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: observability),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: observability),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: observability),
             ]
         ),
         // Tools the tests and CI run: a million register/deallocate cycles, a process of the multi-process
@@ -143,7 +148,13 @@ let package = Package(
         .executableTarget(name: "MemoryCheck", dependencies: ["Mailroom"], path: "Tests/MemoryCheck"),
         .executableTarget(
             name: "LinkPeer",
-            dependencies: postgresProgram,
+            // With Observability too: `LinkPeer --trace` traces its mail in memory and reads its link's metrics.
+            dependencies: postgresProgram + [
+                .target(name: "MailroomObservability", condition: observability),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: observability),
+            ],
             path: "Tests/LinkPeer"
         ),
         .executableTarget(

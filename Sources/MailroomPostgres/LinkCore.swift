@@ -107,9 +107,6 @@ final class LinkCore: Sendable {
 
     /// Reports `fault` on the office, as the failure of a letter of its channel.
     func report(_ fault: PostgresLinkError) {
-        if fault.code == .missedMail, let channel = fault.channel, let missed = fault.sequences {
-            telemetry.missed(missed.upperBound - missed.lowerBound + 1, on: channel)
-        }
         office.post(
             RemoteLetter(
                 channel: fault.channel ?? "", sequence: fault.sequences?.lowerBound ?? 0, origin: "", isOwn: false,

@@ -2,7 +2,8 @@
 // One process of the multi-process tests: links an office to the test's database, posts mail of three types and
 // many sizes when told to, and reports what it received from the other processes. (`LinkPeer --upstream PROBE`
 // shows a fault of postgres-nio instead: see Upstream.swift; `LinkPeer --subscribe NAME ...` runs a named
-// subscription: see Subscriber.swift.)
+// subscription: see Subscriber.swift; `LinkPeer --trace ROLE ...`, with the Observability trait too, posts or
+// receives traced mail: see Traces.swift.)
 //
 //   LinkPeer ORIGIN COUNT OTHER-ORIGIN...
 //
@@ -104,6 +105,13 @@ if arguments.count >= 2, arguments[1] == "--subscribe",
 {
     exit(try await subscribe(Array(arguments.dropFirst(2)), socket: socket))
 }
+#if Observability
+if arguments.count >= 2, arguments[1] == "--trace",
+    let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"]
+{
+    exit(try await carryTraces(Array(arguments.dropFirst(2)), socket: socket))
+}
+#endif
 guard arguments.count >= 3, let count = Int(arguments[2]),
     let socket = ProcessInfo.processInfo.environment["MAILROOM_POSTGRES_SOCKET"]
 else {

@@ -119,11 +119,11 @@ struct RunningLink {
     let link: PostgresLink
     let task: Task<Void, any Error>
 
-    /// Creates a link for `types` on a new office (or `office`), lets `prepare` give it subscriptions, runs it, and
-    /// returns once it listens.
+    /// Creates a link for `types` on a new office (or `office`), logging to `logger`, lets `prepare` give it
+    /// subscriptions, runs it, and returns once it listens.
     static func start(
         _ types: [any LinkedMail.Type], origin: String, office: PostOffice = PostOffice(),
-        configure: (inout PostgresLink.Configuration) -> Void = { _ in },
+        logger: Logger = Server.logger, configure: (inout PostgresLink.Configuration) -> Void = { _ in },
         prepare: (PostgresLink) throws -> Void = { _ in }
     ) async throws -> RunningLink {
         var configuration = PostgresLink.Configuration(origin: origin)
@@ -131,7 +131,7 @@ struct RunningLink {
         configure(&configuration)
         let link = try PostgresLink(
             office: office, carrying: types, database: try Server.clientConfiguration(),
-            configuration: configuration, logger: Server.logger)
+            configuration: configuration, logger: logger)
         try prepare(link)
         let running = RunningLink(office: office, link: link, task: Task { try await link.run() })
         try await running.listening()

@@ -158,6 +158,9 @@ final class Listener: Sendable {
                 core.deliver(row, from: machine.withLockedValue(\.channel), lag: lag)
                 delivered.append(row)
             case .report(let error):
+                if error.code == .missedMail, let missed = error.sequences {
+                    core.telemetry.missed(missed.count, on: machine.withLockedValue(\.channel))
+                }
                 core.report(error)
             case .read(let sequence):
                 let channel = machine.withLockedValue(\.channel)

@@ -23,10 +23,14 @@ final class Sender: Sendable {
     /// Queues `mail`, unless it is the echo of mail this process sent in a transaction.
     /// - Throws: ``PostgresLinkError/Code/queueFull`` when the queue is full: the mail is not sent.
     func forward(_ mail: Outgoing) throws {
-        let (enqueued, unsent) = machine.withLockedValue { ($0.enqueue(mail), $0.unsent) }
+        let (enqueued, unsent) = machine.withLockedValue { machine in
+            let enqueued = machine.enqueue(mail)
+            // Under the lock, so that the gauge's values come in the order the count took them.
+            if enqueued == .queued { telemetry.unsent(machine.unsent) }
+            return (enqueued, machine.unsent)
+        }
         switch enqueued {
         case .queued:
-            telemetry.unsent(unsent)
             wake.yield()
         case .echo: break
         case .full: throw PostgresLinkError(.queueFull, name: mail.linkedName, channel: mail.channel, size: unsent)
@@ -104,15 +108,15 @@ final class Sender: Sendable {
                 let committed = try await core.answer(on: connection) { outbox, connection in
                     try await outbox.committed(numbers, of: core.id, on: connection)
                 }
-                confirmed(machine.withLockedValue { ($0.lookedUp(committed), $0.unsent) })
+                confirm { $0.lookedUp(committed) }
             case .write(let batches):
                 for batch in batches {
                     try await core.answer(on: connection) { try await $0.write(batch, on: $1) }
                 }
-                confirmed(machine.withLockedValue { ($0.succeeded(), $0.unsent) })
+                confirm { $0.succeeded() }
             case .confirm:
                 try await core.answer(on: connection) { try await $0.ping(on: $1) }
-                confirmed(machine.withLockedValue { ($0.succeeded(), $0.unsent) })
+                confirm { $0.succeeded() }
             case .wait, .finish:
                 return
             }
@@ -120,10 +124,14 @@ final class Sender: Sendable {
         }
     }
 
-    private func confirmed(_ confirmed: (sent: [String: Int], unsent: Int)) {
-        guard !confirmed.sent.isEmpty else { return }
-        telemetry.sent(confirmed.sent)
-        telemetry.unsent(confirmed.unsent)
+    /// Tells the machine what confirmed mail (`event`), and counts that mail and what is left unsent.
+    private func confirm(_ event: (inout SenderStateMachine) -> [String: Int]) {
+        machine.withLockedValue { machine in
+            let sent = event(&machine)
+            guard !sent.isEmpty else { return }
+            telemetry.sent(sent)
+            telemetry.unsent(machine.unsent)
+        }
     }
 
     private func logUnsent(_ core: LinkCore) {

@@ -208,7 +208,7 @@ struct SubscriptionReader: Sendable {
             inTransaction = true
         }
         do {
-            try await core.telemetry.run(in: row, on: channel) { try await run(delivery, connection) }
+            try await core.telemetry.run(in: row) { try await run(delivery, connection) }
         } catch {
             // A recipient stopped by the link's stop has not failed: the mail is handed again when it starts.
             try Task.checkCancellation()

@@ -97,10 +97,10 @@ struct LinkTelemetry: Sendable {
         #endif
     }
 
-    /// Counts `count` mail of `channel` reported missed.
-    func missed(_ count: Int64, on channel: String) {
+    /// Counts `count` mail of `channel` that the office missed.
+    func missed(_ count: Int, on channel: String) {
         #if Observability
-        channels[channel]?.missed.increment(by: Int(clamping: count))
+        channels[channel]?.missed.increment(by: count)
         #endif
     }
 
@@ -133,10 +133,11 @@ struct LinkTelemetry: Sendable {
         #endif
     }
 
-    /// Runs `work` inside the context that `row` carries, if any: for a subscription's recipients.
-    func run<T>(in row: Outbox.Row, on channel: String, _ work: () async throws -> T) async rethrows -> T {
+    /// Runs `work` inside the context that `row` carries, if any: for a subscription's recipients. A context
+    /// that cannot be read is counted once, when the office receives the mail, not at each attempt here.
+    func run<T>(in row: Outbox.Row, _ work: () async throws -> T) async rethrows -> T {
         #if Observability
-        if let context = context(of: row, metrics: channels[channel]) {
+        if let context = context(of: row, metrics: nil) {
             return try await ServiceContext.withValue(context, operation: work)
         }
         #endif

@@ -33,8 +33,10 @@ extension PostgresLink {
     ///   from its notification: mail committed while the link was not listening, and mail too large for a
     ///   notification.
     /// - `mailroom_link_missed`, a `Counter` by `channel`: mail reported missed
-    ///   (``PostgresLinkError/Code/missedMail``), one per mail.
-    /// - `mailroom_link_malformed_contexts`, a `Counter` by `channel`: received mail whose carrier could not be read.
+    ///   (``PostgresLinkError/Code/missedMail``) on the office, one per mail; a subscription's own reports are not
+    ///   counted.
+    /// - `mailroom_link_malformed_contexts`, a `Counter` by `channel`: received mail whose carrier could not be
+    ///   read, once per mail (a subscription's recipients get such mail without a context too, uncounted).
     /// - `mailroom_link_lag`, a `Timer` by `channel`, in nanoseconds: for each received mail, the time until it is
     ///   posted from its notification's arrival, or, for mail read from the outbox, from its write, by the
     ///   database's clock (a transaction's start, for mail written in one), plus the time since the read.

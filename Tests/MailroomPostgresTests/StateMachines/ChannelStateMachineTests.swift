@@ -126,6 +126,57 @@ struct ChannelStateMachineTests {
         #expect(Notification(number(12))?.tag == Self.tag)
     }
 
+    @Test("a capital flag carries the poster's context on the line after the origin: T for an echo, F for not")
+    func contextsParse() throws {
+        let echo = try #require(Notification("\(Self.tag)\n5\n9\nT\no\n{\"k\":\"v\"}\nN\nbody"))
+        #expect(
+            echo.row
+                == Outbox.Row(
+                    sequence: 5, origin: "o", link: 9, echo: true, linkedName: "N", body: "body",
+                    context: #"{"k":"v"}"#))
+        let other = try #require(Notification("\(Self.tag)\n6\n-9\nF\napi/1\nctx\nA.B\n{}"))
+        #expect(
+            other.row
+                == Outbox.Row(
+                    sequence: 6, origin: "api/1", link: -9, echo: false, linkedName: "A.B", body: "{}", context: "ctx"))
+        #expect(Notification(whole(row(7)))?.row?.context == nil, "a small flag carries none")
+    }
+
+    @Test("after a context, the body keeps its newlines")
+    func bodiesAfterAContextKeepTheirNewlines() throws {
+        let notification = try #require(Notification("\(Self.tag)\n5\n9\nF\no\nctx\nN\nx\ny\n\nz\n"))
+        #expect(notification.row?.context == "ctx")
+        #expect(notification.row?.linkedName == "N")
+        #expect(notification.row?.body == "x\ny\n\nz\n")
+    }
+
+    @Test("the next mail, whole with its context in its notification, is delivered with it")
+    func nextMailWithAContextIsDelivered() {
+        var machine = machine(at: 4)
+        var sent = row(5, body: "a\nb")
+        sent.context = "ctx"
+        #expect(machine.notified("\(Self.tag)\n5\n9\nF\no\nctx\nN\na\nb") == [.deliver(sent)])
+        #expect(machine.last == 5)
+    }
+
+    @Test("an unknown flag, or a capital flag without a context, a name and a body, is reported and the outbox read")
+    func malformedFlagsAndContexts() {
+        let payloads = [
+            "5\n9\nx\no\nN\n{}", "5\n9\nx\no\nctx\nN\n{}", "5\n9\nTT\no\nctx\nN\n{}", "5\n9\nT\no\nctx\nN",
+            "5\n9\nF\no\nN", "5\n9\nT\no", "5\n9\nF",
+        ]
+        for payload in payloads.map({ "\(Self.tag)\n\($0)" }) {
+            #expect(Notification(payload) == nil, "\(payload.debugDescription)")
+            var machine = machine(at: 4)
+            #expect(
+                machine.notified(payload)
+                    == [
+                        .report(PostgresLinkError(.malformedNotification, channel: "c", detail: payload)),
+                        .read(after: 4),
+                    ], "\(payload.debugDescription)")
+        }
+    }
+
     @Test("a notification of other tables, on a channel of the same name, is not this link's: it is dropped")
     func otherTablesAreIgnored() {
         var machine = machine(at: 4)
