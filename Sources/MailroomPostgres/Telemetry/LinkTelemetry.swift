@@ -1,7 +1,6 @@
 #if Postgres
 #if Observability
 import CoreMetrics
-import Foundation
 import Instrumentation
 import Tracing
 #endif
@@ -60,17 +59,14 @@ struct LinkTelemetry: Sendable {
         #endif
     }
 
-    /// The caller's `ServiceContext.current` as the tracer injects it, encoded: a JSON object of the carrier's keys
-    /// and values (sorted by key, one line). `nil` when there is no context or the tracer injects nothing.
+    /// The caller's `ServiceContext.current` as the tracer injects it, encoded (``Carrier``); `nil` when there is no
+    /// context or the tracer injects nothing.
     func carrier() -> String? {
         #if Observability
         guard let context = ServiceContext.current else { return nil }
         var carrier: [String: String] = [:]
         tracer.inject(context, into: &carrier, using: CarrierAccess())
-        guard !carrier.isEmpty else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(carrier)).map { String(decoding: $0, as: UTF8.self) }
+        return carrier.isEmpty ? nil : Carrier.encode(carrier)
         #else
         return nil
         #endif
@@ -149,7 +145,7 @@ struct LinkTelemetry: Sendable {
     /// (which is counted).
     private func context(of row: Outbox.Row, metrics: ChannelMetrics?) -> ServiceContext? {
         guard let encoded = row.context else { return nil }
-        guard let carrier = try? JSONDecoder().decode([String: String].self, from: Data(encoded.utf8)) else {
+        guard let carrier = Carrier.decode(encoded) else {
             metrics?.malformedContexts.increment()
             return nil
         }
