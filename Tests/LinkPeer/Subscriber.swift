@@ -67,17 +67,9 @@ func subscribe(_ arguments: [String], socket: String) async throws -> Int32 {
     try receive(Blob.self) { "\($0.origin) \($0.index)" }
     try receive(Tick.self) { "\($0.origin) \($0.index)" }
 
-    let running = Task { try await link.run() }
-    do {
-        try await link.listening()
-    } catch {
-        say("refused \(error)")
-        return 3
+    return try await whileRunning(link) {
+        while let command = readLine(), command != "finish" {}
+        return 0
     }
-    say("ready")
-    while let command = readLine(), command != "finish" {}
-    running.cancel()
-    _ = try? await running.value
-    return 0
 }
 #endif

@@ -279,33 +279,6 @@ private func commands() -> AsyncStream<String> {
     }
 }
 
-/// Runs `link`, and `client` if given (the link's), prints `ready` once the link listens, and returns the status
-/// `work` returns, once both have ended; or, when the link cannot listen (another live link has its origin, say),
-/// prints `refused` and why, and returns 3.
-private func whileRunning(
-    _ link: PostgresLink, client: PostgresClient? = nil, _ work: () async throws -> Int32
-) async throws -> Int32 {
-    let serving = client.map { client in Task { await client.run() } }
-    let running = Task { try await link.run() }
-    defer {
-        running.cancel()
-        serving?.cancel()
-    }
-    do {
-        try await link.listening()
-    } catch {
-        say("refused \(error)")
-        return 3
-    }
-    say("ready")
-    let status = try await work()
-    running.cancel()
-    _ = try? await running.value
-    serving?.cancel()
-    await serving?.value
-    return status
-}
-
 /// A link's configuration for `origin` on the tables of LINKPEER_PREFIX, with a short heartbeat, as the other modes'.
 private func tracedConfiguration(_ origin: String) -> PostgresLink.Configuration {
     var configuration = PostgresLink.Configuration(origin: origin)

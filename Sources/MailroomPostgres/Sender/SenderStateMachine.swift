@@ -100,7 +100,7 @@ struct SenderStateMachine: Sendable {
 
     /// Queues `mail`, unless it is the echo of mail this process sent in a transaction, or the queue is full.
     mutating func enqueue(_ mail: Outgoing) -> Enqueued {
-        if let count = echoes[mail.withoutContext] {
+        if !echoes.isEmpty, let count = echoes[mail.withoutContext] {
             echoes[mail.withoutContext] = count > 1 ? count - 1 : nil
             return .echo
         }

@@ -6,8 +6,8 @@ import Tracing
 #endif
 
 /// What a link reports of its own work, and the trace context its mail carries: through its configuration's
-/// ``PostgresLink/Telemetry`` with the `Observability` trait; without that trait, nothing (every method but
-/// ``receive(_:on:lag:_:)``'s call of its `post` does nothing).
+/// ``PostgresLink/Telemetry`` with the `Observability` trait; without that trait, nothing: ``receive(_:on:lag:_:)``
+/// and ``run(in:_:)`` only call what they are given, and the other methods do nothing.
 struct LinkTelemetry: Sendable {
     #if Observability
     private let tracer: any Tracer
