@@ -65,7 +65,7 @@ print("  (replayed \(replayed) mail to the new screen)")
 office.post(Session(user: "linus"))
 
 print("4. A catch-all logger sees every post, but mail only it saw is still undelivered")
-let logger = office.register { (mail: any Mail) in
+let logger = office.register(conformingTo: (any Mail).self) { (mail: any Mail) in
     print("  log: \(mail)")
 }
 office.post(CartChanged(itemCount: 3))  // only the logger sees it: reported, and the logger sees no report

@@ -55,7 +55,7 @@ public final class MailRecorder: Sendable {
         let state = state
         let typeNames = types.map { Set($0.map(ObjectIdentifier.init)) }
         var ids = [
-            office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
+            office.register(conformingTo: (any Mail).self) { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
                 guard typeNames.map({ Self.isInstance(mail, ofAnyOf: $0) }) ?? true else { return }
                 state.append(Entry(mail: mail, sender: sender))
             }

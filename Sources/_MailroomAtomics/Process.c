@@ -15,7 +15,6 @@ static _Thread_local uint64_t next_registration_number = 0;
 static _Thread_local uint64_t end_of_registration_block = 0;
 
 _Thread_local int8_t mailroom_main_thread_state = 0;
-_Thread_local void *mailroom_enrollment_options = 0;
 
 bool mailroom_is_main_thread_slow(void) {
 #if defined(__APPLE__)

@@ -1,5 +1,6 @@
-// expect-error: extraneous argument label 'queue:' in call
-// An interceptor may end the post, so it runs during the post: no `intercept` form takes a queue.
+// expect-error: cannot convert value of type 'DispatchQueue' to expected argument type
+// An interceptor may end the post, so it runs during the post: no `intercept` form takes a queue (Swift, finding
+// no `queue:` parameter, tries the queue as the handler).
 import Dispatch
 import Mailroom
 

@@ -192,7 +192,7 @@ struct IncomingBridgeTests {
         let center = NotificationCenter()
         let office = PostOffice()
         let count = Locked(0)
-        office.register(BecameActive.self) { count.update { $0 += 1 } }
+        office.register(of: BecameActive.self) { _ in count.update { $0 += 1 } }
         let bridge = office.bridge(orderShipped, in: center, as: BecameActive.self)
 
         center.post(name: orderShipped, object: nil, userInfo: nil)

@@ -20,7 +20,7 @@ enum MainActorContext {
 
     /// `handler`, callable without the run-time check of `MainActor.assumeIsolated`, for a registration's
     /// handler: a post calls it only where the main actor runs, on the posting thread when ``isCurrent`` or in a
-    /// block of the main queue (``Registration/Schedule/mainActor``). The check cost a main-actor post most of
+    /// block of the main queue (``Registration/Place/mainActor``). The check cost a main-actor post most of
     /// its time; `MainActor.assumeIsolated` itself calls its operation through the same cast once it has
     /// checked. The types are concrete, not generic, so that the cast's two conversions are made once, here.
     /// See docs/design.md.

@@ -12,7 +12,10 @@ extension PostOffice {
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
     /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``. With
+    /// `sender`, it receives only the mail posted by that object (compared with `===`, held weakly). With `once`,
+    /// it is removed after its first delivery, which happens exactly once even when threads post at the same
+    /// moment. With `tiedTo`, it is removed when that object deallocates (held weakly).
     ///
     /// ```swift
     /// office.register(self) { store, change in store.apply(change) }   // in actor Store
@@ -21,12 +24,15 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<A: Actor, M: Mail, E: Error>(
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ actor: A,
         _ handler: @escaping @Sendable (isolated A, M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, recipient: actor,
+                in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
                     try await Registration.run(handler, on: actor.known(as: A.self), mail)
                 }))
@@ -38,17 +44,24 @@ extension PostOffice {
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
     /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``. With
+    /// `sender`, it receives only the mail posted by that object (compared with `===`, held weakly). With `once`,
+    /// it is removed after its first delivery, which happens exactly once even when threads post at the same
+    /// moment. With `tiedTo`, it is removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
         priority: Priority = .normal,
+        sender: S? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ actor: A,
         _ handler: @escaping @Sendable (isolated A, M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: actor,
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
+                once: once, tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
                     try await Registration.run(handler, on: actor.known(as: A.self), mail, sender.known(as: S.self))
                 }))
@@ -60,113 +73,25 @@ extension PostOffice {
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
     /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``. With
+    /// `once`, it is removed after its first delivery, which happens exactly once even when threads post at the
+    /// same moment. With `tiedTo`, it is removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
         priority: Priority = .normal,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ actor: A,
         _ handler: @escaping @Sendable (isolated A, M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: actor,
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
+                tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
                     try await Registration.run(
                         handler, on: actor.known(as: A.self), mail, sender.knownOrNil(as: S.self))
-                }))
-    }
-
-    /// Registers `actor`, held weakly, with `handler` isolated to it (the actor comes as the closure's first
-    /// parameter: capturing it instead would keep it alive), for every `M` posted by exactly `sender` (compared
-    /// with `===`, held weakly).
-    ///
-    /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ actor: A,
-        _ handler: @escaping @Sendable (isolated A, M) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
-                .suspending { mail, sender, actor async throws(E) in
-                    try await Registration.run(handler, on: actor.known(as: A.self), mail)
-                }))
-    }
-
-    /// Registers `actor`, held weakly, with `handler` isolated to it (the actor comes as the closure's first
-    /// parameter: capturing it instead would keep it alive), for every `M` posted by exactly `sender` (compared
-    /// with `===`, held weakly), which it receives.
-    ///
-    /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ actor: A,
-        _ handler: @escaping @Sendable (isolated A, M, S) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
-                .suspending { mail, sender, actor async throws(E) in
-                    try await Registration.run(handler, on: actor.known(as: A.self), mail, sender.known(as: S.self))
-                }))
-    }
-
-    /// Registers `actor`, held weakly, with `handler` isolated to it (the actor comes as the closure's first
-    /// parameter: capturing it instead would keep it alive), for every posted `M`, for a handler that does not need
-    /// its contents.
-    ///
-    /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, E: Error>(
-        priority: Priority = .normal,
-        _ mailType: M.Type,
-        _ actor: A,
-        _ handler: @escaping @Sendable (isolated A) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, recipient: actor,
-                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) async throws(E) in
-                    try await Registration.run(handler, on: actor.known(as: A.self))
-                }))
-    }
-
-    /// Registers `actor`, held weakly, with `handler` isolated to it (the actor comes as the closure's first
-    /// parameter: capturing it instead would keep it alive), for every `M` posted by exactly `sender` (compared
-    /// with `===`, held weakly), for a handler that does not need its contents.
-    ///
-    /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ mailType: M.Type,
-        _ actor: A,
-        _ handler: @escaping @Sendable (isolated A) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
-                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) async throws(E) in
-                    try await Registration.run(handler, on: actor.known(as: A.self))
                 }))
     }
 
@@ -174,7 +99,10 @@ extension PostOffice {
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
     /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``. With
+    /// `sender`, it receives only the mail posted by that object (compared with `===`, held weakly). With `once`,
+    /// it is removed after its first delivery, which happens exactly once even when threads post at the same
+    /// moment. With `tiedTo`, it is removed when that object deallocates (held weakly).
     ///
     /// ```swift
     /// office.register(store, Store.record)   // actor Store { func record(_ order: OrderPlaced) async }
@@ -183,12 +111,15 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<A: Actor, M: Mail, E: Error>(
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ actor: A,
         _ method: @escaping @Sendable (isolated A) -> (M) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, recipient: actor,
+                in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
                     try await Registration.run(method, on: actor.known(as: A.self), mail)
                 }))
@@ -199,17 +130,24 @@ extension PostOffice {
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
     /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``. With
+    /// `sender`, it receives only the mail posted by that object (compared with `===`, held weakly). With `once`,
+    /// it is removed after its first delivery, which happens exactly once even when threads post at the same
+    /// moment. With `tiedTo`, it is removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
         priority: Priority = .normal,
+        sender: S? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ actor: A,
         _ method: @escaping @Sendable (isolated A) -> (M, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: actor,
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
+                once: once, tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
                     try await Registration.run(method, on: actor.known(as: A.self), mail, sender.known(as: S.self))
                 }))
@@ -220,108 +158,24 @@ extension PostOffice {
     ///
     /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
     /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``. With
+    /// `once`, it is removed after its first delivery, which happens exactly once even when threads post at the
+    /// same moment. With `tiedTo`, it is removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
         priority: Priority = .normal,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ actor: A,
         _ method: @escaping @Sendable (isolated A) -> (M, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: actor,
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
+                tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
                     try await Registration.run(method, on: actor.known(as: A.self), mail, sender.knownOrNil(as: S.self))
-                }))
-    }
-
-    /// Registers the `async` `method` of `actor`, held weakly, for every `M` posted by exactly `sender` (compared
-    /// with `===`, held weakly).
-    ///
-    /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> (M) async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
-                .suspending { mail, sender, actor async throws(E) in
-                    try await Registration.run(method, on: actor.known(as: A.self), mail)
-                }))
-    }
-
-    /// Registers the `async` `method` of `actor`, held weakly, for every `M` posted by exactly `sender` (compared
-    /// with `===`, held weakly), which it receives.
-    ///
-    /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> (M, S) async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
-                .suspending { mail, sender, actor async throws(E) in
-                    try await Registration.run(method, on: actor.known(as: A.self), mail, sender.known(as: S.self))
-                }))
-    }
-
-    /// Registers the `async` `method` of `actor`, held weakly, for every posted `M`, for a handler that does not
-    /// need its contents.
-    ///
-    /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, E: Error>(
-        priority: Priority = .normal,
-        _ mailType: M.Type,
-        _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> () async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, recipient: actor,
-                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) async throws(E) in
-                    try await Registration.run(method, on: actor.known(as: A.self))
-                }))
-    }
-
-    /// Registers the `async` `method` of `actor`, held weakly, for every `M` posted by exactly `sender` (compared
-    /// with `===`, held weakly), for a handler that does not need its contents.
-    ///
-    /// It runs isolated to the actor, one mail at a time, in post order. Once the actor deinitializes, mail still
-    /// waiting for it is dropped. `priority` places it among a post's recipients (see ``Priority``). If the handler
-    /// throws, the recipients after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<A: Actor, M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ mailType: M.Type,
-        _ actor: A,
-        _ method: @escaping @Sendable (isolated A) -> () async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: actor,
-                .suspending { (_: M, sender: SendableObject?, actor: SendableObject?) async throws(E) in
-                    try await Registration.run(method, on: actor.known(as: A.self))
                 }))
     }
 }

@@ -11,7 +11,10 @@ extension PostOffice {
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
     /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
+    /// failure is posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object
+    /// (compared with `===`, held weakly). With `once`, it is removed after its first delivery, which happens
+    /// exactly once even when threads post at the same moment. With `tiedTo`, it is removed when that object
+    /// deallocates (held weakly).
     ///
     /// ```swift
     /// office.register { (order: OrderPlaced) async in await ledger.record(order) }
@@ -19,12 +22,16 @@ extension PostOffice {
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, E: Error>(
+        of mailType: M.Type = M.self,
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (M) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority,
+                in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .suspending { mail, sender, _ async throws(E) in try await handler(mail) }))
     }
 
@@ -34,16 +41,23 @@ extension PostOffice {
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
     /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
+    /// failure is posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object
+    /// (compared with `===`, held weakly). With `once`, it is removed after its first delivery, which happens
+    /// exactly once even when threads post at the same moment. With `tiedTo`, it is removed when that object
+    /// deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         priority: Priority = .normal,
+        sender: S? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (M, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
+                once: once, tiedTo: owner,
                 .suspending { mail, sender, _ async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
     }
 
@@ -53,100 +67,22 @@ extension PostOffice {
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
     /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
+    /// failure is posted as a ``DeliveryFailure``. With `once`, it is removed after its first delivery, which
+    /// happens exactly once even when threads post at the same moment. With `tiedTo`, it is removed when that
+    /// object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         priority: Priority = .normal,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (M, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
+                tiedTo: owner,
                 .suspending { mail, sender, _ async throws(E) in try await handler(mail, sender.knownOrNil(as: S.self))
-                }))
-    }
-
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every `M` posted by exactly
-    /// `sender` (compared with `===`, held weakly).
-    ///
-    /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
-    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ handler: @escaping @Sendable (M) async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .suspending { mail, sender, _ async throws(E) in try await handler(mail) }))
-    }
-
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every `M` posted by exactly
-    /// `sender` (compared with `===`, held weakly), which it receives.
-    ///
-    /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
-    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ handler: @escaping @Sendable (M, S) async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .suspending { mail, sender, _ async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
-    }
-
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every posted `M`, for a handler
-    /// that does not need its contents.
-    ///
-    /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
-    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, E: Error>(
-        priority: Priority = .normal,
-        _ mailType: M.Type,
-        _ handler: @escaping @Sendable () async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority,
-                .suspending { (_: M, sender: SendableObject?, _: SendableObject?) async throws(E) in try await handler()
-                }))
-    }
-
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every `M` posted by exactly
-    /// `sender` (compared with `===`, held weakly), for a handler that does not need its contents.
-    ///
-    /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
-    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        _ mailType: M.Type,
-        _ handler: @escaping @Sendable () async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .suspending { (_: M, sender: SendableObject?, _: SendableObject?) async throws(E) in try await handler()
                 }))
     }
 }

@@ -14,7 +14,10 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `sender`, it receives
+    /// only the mail posted by that object (compared with `===`, held weakly). With `once`, it is removed after its
+    /// first delivery, which happens exactly once even when threads post at the same moment. With `tiedTo`, it is
+    /// removed when that object deallocates (held weakly).
     ///
     /// ```swift
     /// office.register { (change: CartChanged) in badge.count = change.itemCount }
@@ -22,13 +25,17 @@ extension PostOffice {
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, E: Error>(
+        of mailType: M.Type = M.self,
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority,
+                in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .on(queue, throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
 
@@ -37,17 +44,24 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `sender`, it receives
+    /// only the mail posted by that object (compared with `===`, held weakly). With `once`, it is removed after its
+    /// first delivery, which happens exactly once even when threads post at the same moment. With `tiedTo`, it is
+    /// removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
+        sender: S? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
+                once: once, tiedTo: owner,
                 .on(queue, throwing: E.self) { mail, sender, _ in
                     try handler(mail.read(as: M.self), sender.known(as: S.self))
                 }))
@@ -58,103 +72,25 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `once`, it is removed
+    /// after its first delivery, which happens exactly once even when threads post at the same moment. With
+    /// `tiedTo`, it is removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
+                tiedTo: owner,
                 .on(queue, throwing: E.self) { mail, sender, _ in
                     try handler(mail.read(as: M.self), sender.knownOrNil(as: S.self))
                 }))
-    }
-
-    /// Registers `handler`, held strongly until it is unregistered, for every `M` posted by exactly `sender`
-    /// (compared with `===`, held weakly).
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        sender: S,
-        _ handler: @escaping @Sendable (M) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .on(queue, throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
-    }
-
-    /// Registers `handler`, held strongly until it is unregistered, for every `M` posted by exactly `sender`
-    /// (compared with `===`, held weakly), which it receives.
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        sender: S,
-        _ handler: @escaping @Sendable (M, S) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .on(queue, throwing: E.self) { mail, sender, _ in
-                    try handler(mail.read(as: M.self), sender.known(as: S.self))
-                }))
-    }
-
-    /// Registers `handler`, held strongly until it is unregistered, for every posted `M`, for a handler that does
-    /// not need its contents.
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        _ mailType: M.Type,
-        _ handler: @escaping @Sendable () throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, .on(queue, throwing: E.self) { mail, sender, _ in try handler() })
-        )
-    }
-
-    /// Registers `handler`, held strongly until it is unregistered, for every `M` posted by exactly `sender`
-    /// (compared with `===`, held weakly), for a handler that does not need its contents.
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        sender: S,
-        _ mailType: M.Type,
-        _ handler: @escaping @Sendable () throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .on(queue, throwing: E.self) { mail, sender, _ in try handler() }))
     }
 
     /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
@@ -162,7 +98,10 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `sender`, it receives
+    /// only the mail posted by that object (compared with `===`, held weakly). With `once`, it is removed after its
+    /// first delivery, which happens exactly once even when threads post at the same moment. With `tiedTo`, it is
+    /// removed when that object deallocates (held weakly).
     ///
     /// ```swift
     /// office.register(self, Screen.receive)
@@ -172,12 +111,16 @@ extension PostOffice {
     public func register<R: AnyObject & Sendable, M: Mail, E: Error>(
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ recipient: R,
         _ method: @escaping @Sendable (R) -> (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, recipient: recipient,
+                in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
+                recipient: recipient,
                 .on(queue, throwing: E.self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self))
                 }))
@@ -188,18 +131,25 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `sender`, it receives
+    /// only the mail posted by that object (compared with `===`, held weakly). With `once`, it is removed after its
+    /// first delivery, which happens exactly once even when threads post at the same moment. With `tiedTo`, it is
+    /// removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
+        sender: S? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ recipient: R,
         _ method: @escaping @Sendable (R) -> (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: recipient,
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
+                once: once, tiedTo: owner, recipient: recipient,
                 .on(queue, throwing: E.self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
@@ -210,110 +160,25 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `once`, it is removed
+    /// after its first delivery, which happens exactly once even when threads post at the same moment. With
+    /// `tiedTo`, it is removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ recipient: R,
         _ method: @escaping @Sendable (R) -> (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: recipient,
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
+                tiedTo: owner, recipient: recipient,
                 .on(queue, throwing: E.self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.knownOrNil(as: S.self))
                 }))
-    }
-
-    /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
-    /// `M` posted by exactly `sender` (compared with `===`, held weakly).
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        sender: S,
-        _ recipient: R,
-        _ method: @escaping @Sendable (R) -> (M) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .on(queue, throwing: E.self) { mail, sender, recipient in
-                    try method(recipient.known(as: R.self))(mail.read(as: M.self))
-                }))
-    }
-
-    /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
-    /// `M` posted by exactly `sender` (compared with `===`, held weakly), which it receives.
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        sender: S,
-        _ recipient: R,
-        _ method: @escaping @Sendable (R) -> (M, S) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .on(queue, throwing: E.self) { mail, sender, recipient in
-                    try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
-                }))
-    }
-
-    /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
-    /// posted `M`, for a handler that does not need its contents.
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        _ mailType: M.Type,
-        _ recipient: R,
-        _ method: @escaping @Sendable (R) -> () throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, recipient: recipient,
-                .on(queue, throwing: E.self) { mail, sender, recipient in try method(recipient.known(as: R.self))() }))
-    }
-
-    /// Registers `method` of `recipient`, held weakly (once it deallocates, the registration is gone), for every
-    /// `M` posted by exactly `sender` (compared with `===`, held weakly), for a handler that does not need its
-    /// contents.
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        sender: S,
-        _ mailType: M.Type,
-        _ recipient: R,
-        _ method: @escaping @Sendable (R) -> () throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .on(queue, throwing: E.self) { mail, sender, recipient in try method(recipient.known(as: R.self))() }))
     }
 }

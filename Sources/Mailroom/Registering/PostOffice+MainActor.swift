@@ -13,7 +13,10 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object (compared
+    /// with `===`, held weakly). With `once`, it is removed after its first delivery, which happens exactly once
+    /// even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates (held
+    /// weakly).
     ///
     /// ```swift
     /// office.register(on: .mainActor) { (change: CartChanged) in self.badge = change.itemCount }
@@ -21,13 +24,17 @@ extension PostOffice {
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, E: Error>(
-        on _: MainActorDelivery,
+        on _: MainActorPlace,
+        of mailType: M.Type = M.self,
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @MainActor (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority,
+                in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .onMainActor(throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
 
@@ -37,17 +44,24 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object (compared
+    /// with `===`, held weakly). With `once`, it is removed after its first delivery, which happens exactly once
+    /// even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates (held
+    /// weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
+        on _: MainActorPlace,
         priority: Priority = .normal,
+        sender: S? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @MainActor (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
+                once: once, tiedTo: owner,
                 .onMainActor(throwing: E.self) { mail, sender, _ in
                     try handler(mail.read(as: M.self), sender.known(as: S.self))
                 }))
@@ -59,107 +73,25 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `once`, it is removed after its first delivery, which happens exactly
+    /// once even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates
+    /// (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
+        on _: MainActorPlace,
         priority: Priority = .normal,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @MainActor (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
+                tiedTo: owner,
                 .onMainActor(throwing: E.self) { mail, sender, _ in
                     try handler(mail.read(as: M.self), sender.knownOrNil(as: S.self))
                 }))
-    }
-
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
-    /// `sender` (compared with `===`, held weakly).
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
-        priority: Priority = .normal,
-        sender: S,
-        _ handler: @escaping @MainActor (M) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .onMainActor(throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
-    }
-
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
-    /// `sender` (compared with `===`, held weakly), which it receives.
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
-        priority: Priority = .normal,
-        sender: S,
-        _ handler: @escaping @MainActor (M, S) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .onMainActor(throwing: E.self) { mail, sender, _ in
-                    try handler(mail.read(as: M.self), sender.known(as: S.self))
-                }))
-    }
-
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every posted `M`, for a
-    /// handler that does not need its contents.
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, E: Error>(
-        on _: MainActorDelivery,
-        priority: Priority = .normal,
-        _ mailType: M.Type,
-        _ handler: @escaping @MainActor () throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority,
-                .onMainActor(throwing: E.self) { mail, sender, _ in try handler() }))
-    }
-
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every `M` posted by exactly
-    /// `sender` (compared with `===`, held weakly), for a handler that does not need its contents.
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<M: Mail, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
-        priority: Priority = .normal,
-        sender: S,
-        _ mailType: M.Type,
-        _ handler: @escaping @MainActor () throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender,
-                .onMainActor(throwing: E.self) { mail, sender, _ in try handler() }))
     }
 
     /// Registers the main-actor `method` of `recipient`, held weakly, for every posted `M`, whatever its sender.
@@ -167,7 +99,10 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object (compared
+    /// with `===`, held weakly). With `once`, it is removed after its first delivery, which happens exactly once
+    /// even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates (held
+    /// weakly).
     ///
     /// ```swift
     /// office.register(self, CartViewModel.update)   // @MainActor final class CartViewModel
@@ -176,12 +111,16 @@ extension PostOffice {
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail>(
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ recipient: R,
         _ method: sending @escaping (R) -> @MainActor (M) throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, recipient: recipient,
+                in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
+                recipient: recipient,
                 .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self))
                 }))
@@ -193,17 +132,24 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object (compared
+    /// with `===`, held weakly). With `once`, it is removed after its first delivery, which happens exactly once
+    /// even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates (held
+    /// weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         priority: Priority = .normal,
+        sender: S? = nil,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ recipient: R,
         _ method: sending @escaping (R) -> @MainActor (M, S) throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), recipient: recipient,
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
+                once: once, tiedTo: owner, recipient: recipient,
                 .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
                 }))
@@ -215,112 +161,24 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `once`, it is removed after its first delivery, which happens exactly
+    /// once even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates
+    /// (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
         priority: Priority = .normal,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ recipient: R,
         _ method: sending @escaping (R) -> @MainActor (M, S?) throws -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), recipient: recipient,
+                in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
+                tiedTo: owner, recipient: recipient,
                 .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
                     try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.knownOrNil(as: S.self))
-                }))
-    }
-
-    /// Registers the main-actor `method` of `recipient`, held weakly, for every `M` posted by exactly `sender`
-    /// (compared with `===`, held weakly).
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
-        priority: Priority = .normal,
-        sender: S,
-        _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M) throws -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
-                    try method(recipient.known(as: R.self))(mail.read(as: M.self))
-                }))
-    }
-
-    /// Registers the main-actor `method` of `recipient`, held weakly, for every `M` posted by exactly `sender`
-    /// (compared with `===`, held weakly), which it receives.
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
-        priority: Priority = .normal,
-        sender: S,
-        _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor (M, S) throws -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
-                    try method(recipient.known(as: R.self))(mail.read(as: M.self), sender.known(as: S.self))
-                }))
-    }
-
-    /// Registers the main-actor `method` of `recipient`, held weakly, for every posted `M`, for a handler that does
-    /// not need its contents.
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail>(
-        priority: Priority = .normal,
-        _ mailType: M.Type,
-        _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor () throws -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, recipient: recipient,
-                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
-                    try method(recipient.known(as: R.self))()
-                }))
-    }
-
-    /// Registers the main-actor `method` of `recipient`, held weakly, for every `M` posted by exactly `sender`
-    /// (compared with `===`, held weakly), for a handler that does not need its contents.
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<R: AnyObject & Sendable, M: Mail, S: AnyObject & Sendable>(
-        priority: Priority = .normal,
-        sender: S,
-        _ mailType: M.Type,
-        _ recipient: R,
-        _ method: sending @escaping (R) -> @MainActor () throws -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, M.self, priority: priority, exactSender: sender, recipient: recipient,
-                .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
-                    try method(recipient.known(as: R.self))()
                 }))
     }
 }

@@ -16,7 +16,10 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `sender`, it receives
+    /// only the mail posted by that object (compared with `===`, held weakly). With `once`, it is removed after its
+    /// first delivery, which happens exactly once even when threads post at the same moment. With `tiedTo`, it is
+    /// removed when that object deallocates (held weakly).
     ///
     /// ```swift
     /// office.register(conformingTo: Alert.self) { alert in banner.show(alert.message) }
@@ -26,12 +29,15 @@ extension PostOffice {
     public func register<P, E: Error>(
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (P) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, priority: priority,
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .on(queue) { mail, sender throws(E) in try handler(mail) }))
     }
 
@@ -40,18 +46,25 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `sender`, it receives
+    /// only the mail posted by that object (compared with `===`, held weakly). With `once`, it is removed after its
+    /// first delivery, which happens exactly once even when threads post at the same moment. With `tiedTo`, it is
+    /// removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
+        sender: S? = nil,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (P, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                exactSender: sender, once: once, tiedTo: owner,
                 .on(queue) { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
@@ -60,61 +73,24 @@ extension PostOffice {
     ///
     /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
     /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
+    /// after it are still served and the failure is posted as a ``DeliveryFailure``. With `once`, it is removed
+    /// after its first delivery, which happens exactly once even when threads post at the same moment. With
+    /// `tiedTo`, it is removed when that object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P, S: AnyObject & Sendable, E: Error>(
         queue: DispatchQueue? = nil,
         priority: Priority = .normal,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (P, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                once: once, tiedTo: owner,
                 .on(queue) { mail, sender throws(E) in try handler(mail, sender.knownOrNil(as: S.self)) }))
-    }
-
-    /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted by
-    /// exactly `sender` (compared with `===`, held weakly).
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        sender: S,
-        conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
-                .on(queue) { mail, sender throws(E) in try handler(mail) }))
-    }
-
-    /// Registers `handler`, held strongly until it is unregistered, for every mail conforming to `P` posted by
-    /// exactly `sender` (compared with `===`, held weakly), which it receives.
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable, E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        sender: S,
-        conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P, S) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
-                .on(queue) { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the main-actor `handler`, held strongly until it is unregistered, for every posted mail conforming
@@ -123,18 +99,24 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object (compared
+    /// with `===`, held weakly). With `once`, it is removed after its first delivery, which happens exactly once
+    /// even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates (held
+    /// weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P, E: Error>(
-        on _: MainActorDelivery,
+        on _: MainActorPlace,
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @MainActor (P) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, priority: priority,
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .onMainActor { mail, sender throws(E) in try handler(mail) }))
     }
 
@@ -144,18 +126,25 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object (compared
+    /// with `===`, held weakly). With `once`, it is removed after its first delivery, which happens exactly once
+    /// even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates (held
+    /// weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
+        on _: MainActorPlace,
         priority: Priority = .normal,
+        sender: S? = nil,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @MainActor (P, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                exactSender: sender, once: once, tiedTo: owner,
                 .onMainActor { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
@@ -165,63 +154,24 @@ extension PostOffice {
     /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
     /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
     /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
+    /// posted as a ``DeliveryFailure``. With `once`, it is removed after its first delivery, which happens exactly
+    /// once even when threads post at the same moment. With `tiedTo`, it is removed when that object deallocates
+    /// (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
+        on _: MainActorPlace,
         priority: Priority = .normal,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @MainActor (P, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                once: once, tiedTo: owner,
                 .onMainActor { mail, sender throws(E) in try handler(mail, sender.knownOrNil(as: S.self)) }))
-    }
-
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
-    /// posted by exactly `sender` (compared with `===`, held weakly).
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
-        priority: Priority = .normal,
-        sender: S,
-        conformingTo protocolType: P.Type,
-        _ handler: @escaping @MainActor (P) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
-                .onMainActor { mail, sender throws(E) in try handler(mail) }))
-    }
-
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for every mail conforming to `P`
-    /// posted by exactly `sender` (compared with `===`, held weakly), which it receives.
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable, E: Error>(
-        on _: MainActorDelivery,
-        priority: Priority = .normal,
-        sender: S,
-        conformingTo protocolType: P.Type,
-        _ handler: @escaping @MainActor (P, S) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
-                .onMainActor { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
     }
 
     /// Registers the `async` `handler`, held strongly until it is unregistered, for every posted mail conforming to
@@ -230,17 +180,23 @@ extension PostOffice {
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
     /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
+    /// failure is posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object
+    /// (compared with `===`, held weakly). With `once`, it is removed after its first delivery, which happens
+    /// exactly once even when threads post at the same moment. With `tiedTo`, it is removed when that object
+    /// deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P, E: Error>(
         priority: Priority = .normal,
+        sender: (any AnyObject & Sendable)? = nil,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (P) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
-                in: self, conformingTo: P.self, priority: priority,
+                in: self, conformingTo: P.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .suspending { mail, sender async throws(E) in try await handler(mail) }))
     }
 
@@ -250,17 +206,24 @@ extension PostOffice {
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
     /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
+    /// failure is posted as a ``DeliveryFailure``. With `sender`, it receives only the mail posted by that object
+    /// (compared with `===`, held weakly). With `once`, it is removed after its first delivery, which happens
+    /// exactly once even when threads post at the same moment. With `tiedTo`, it is removed when that object
+    /// deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P, S: AnyObject & Sendable, E: Error>(
         priority: Priority = .normal,
+        sender: S? = nil,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (P, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
+                exactSender: sender, once: once, tiedTo: owner,
                 .suspending { mail, sender async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
     }
 
@@ -270,183 +233,22 @@ extension PostOffice {
     /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
     /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
     /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
+    /// failure is posted as a ``DeliveryFailure``. With `once`, it is removed after its first delivery, which
+    /// happens exactly once even when threads post at the same moment. With `tiedTo`, it is removed when that
+    /// object deallocates (held weakly).
     /// - Returns: The id that unregisters it.
     @inlinable @discardableResult
     public func register<P, S: AnyObject & Sendable, E: Error>(
         priority: Priority = .normal,
         conformingTo protocolType: P.Type,
+        once: Bool = false,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         _ handler: @escaping @Sendable (P, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
             Registration(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
+                once: once, tiedTo: owner,
                 .suspending { mail, sender async throws(E) in try await handler(mail, sender.knownOrNil(as: S.self)) }))
-    }
-
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
-    /// posted by exactly `sender` (compared with `===`, held weakly).
-    ///
-    /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
-    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P) async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
-                .suspending { mail, sender async throws(E) in try await handler(mail) }))
-    }
-
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for every mail conforming to `P`
-    /// posted by exactly `sender` (compared with `===`, held weakly), which it receives.
-    ///
-    /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
-    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<P, S: AnyObject & Sendable, E: Error>(
-        priority: Priority = .normal,
-        sender: S,
-        conformingTo protocolType: P.Type,
-        _ handler: @escaping @Sendable (P, S) async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: P.self, priority: priority, exactSender: sender,
-                .suspending { mail, sender async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
-    }
-
-    /// Registers `handler`, held strongly until it is unregistered, for all mail posted to the office, whatever its
-    /// type and sender: a wiretap (mail that only wiretaps receive is still ``UndeliveredMail``).
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    ///
-    /// ```swift
-    /// office.register { (mail: any Mail) in logger.debug("posted \(mail)") }
-    /// ```
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        _ handler: @escaping @Sendable (any Mail) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: (any Mail).self, priority: priority,
-                .on(queue) { mail, sender throws(E) in try handler(mail) }))
-    }
-
-    /// Registers `handler`, held strongly until it is unregistered, for all mail posted to the office, whatever its
-    /// type and sender, with the post's sender (`nil` for none): a wiretap (mail that only wiretaps receive is
-    /// still ``UndeliveredMail``).
-    ///
-    /// It runs on the posting thread before `post` returns, or asynchronously on `queue` when one is given.
-    /// `priority` places it among a post's recipients (see ``Priority``). If the handler throws, the recipients
-    /// after it are still served and the failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<E: Error>(
-        queue: DispatchQueue? = nil,
-        priority: Priority = .normal,
-        _ handler: @escaping @Sendable (any Mail, (any AnyObject & Sendable)?) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: (any Mail).self, priority: priority,
-                .on(queue) { mail, sender throws(E) in try handler(mail, sender) }))
-    }
-
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for all mail posted to the
-    /// office, whatever its type and sender: a wiretap (mail that only wiretaps receive is still
-    /// ``UndeliveredMail``).
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<E: Error>(
-        on _: MainActorDelivery,
-        priority: Priority = .normal,
-        _ handler: @escaping @MainActor (any Mail) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: (any Mail).self, priority: priority,
-                .onMainActor { mail, sender throws(E) in try handler(mail) }))
-    }
-
-    /// Registers the main-actor `handler`, held strongly until it is unregistered, for all mail posted to the
-    /// office, whatever its type and sender, with the post's sender (`nil` for none): a wiretap (mail that only
-    /// wiretaps receive is still ``UndeliveredMail``).
-    ///
-    /// It runs on the main actor: at once when the post is made on the main actor and none of its mail is still
-    /// waiting, otherwise enqueued to the main actor, in post order. `priority` places it among a post's recipients
-    /// (see ``Priority``). If the handler throws, the recipients after it are still served and the failure is
-    /// posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<E: Error>(
-        on _: MainActorDelivery,
-        priority: Priority = .normal,
-        _ handler: @escaping @MainActor (any Mail, (any AnyObject & Sendable)?) throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: (any Mail).self, priority: priority,
-                .onMainActor { mail, sender throws(E) in try handler(mail, sender) }))
-    }
-
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for all mail posted to the office,
-    /// whatever its type and sender: a wiretap (mail that only wiretaps receive is still ``UndeliveredMail``).
-    ///
-    /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
-    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<E: Error>(
-        priority: Priority = .normal,
-        _ handler: @escaping @Sendable (any Mail) async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: (any Mail).self, priority: priority,
-                .suspending { mail, sender async throws(E) in try await handler(mail) }))
-    }
-
-    /// Registers the `async` `handler`, held strongly until it is unregistered, for all mail posted to the office,
-    /// whatever its type and sender, with the post's sender (`nil` for none): a wiretap (mail that only wiretaps
-    /// receive is still ``UndeliveredMail``).
-    ///
-    /// It runs on a task, one mail at a time, in post order: the next mail waits until the handler returned for the
-    /// previous one. `post` does not wait for it; ``deliver(_:)-9cnzh`` does. `priority` places it among a post's
-    /// recipients (see ``Priority``). If the handler throws, the recipients after it are still served and the
-    /// failure is posted as a ``DeliveryFailure``.
-    /// - Returns: The id that unregisters it.
-    @inlinable @discardableResult
-    public func register<E: Error>(
-        priority: Priority = .normal,
-        _ handler: @escaping @Sendable (any Mail, (any AnyObject & Sendable)?) async throws(E) -> Void
-    ) -> RecipientId {
-        enroll(
-            Registration(
-                in: self, conformingTo: (any Mail).self, priority: priority,
-                .suspending { mail, sender async throws(E) in try await handler(mail, sender) }))
     }
 }

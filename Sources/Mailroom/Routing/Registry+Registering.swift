@@ -60,9 +60,9 @@ extension Registry {
                 visiting: { $0.insert(rank: rank, registration) }
             )
         }
-        if let recipientKey = registration.recipientKey {
-            if recipients.modifyIfPresent(Self.key(recipientKey), { $0.append(id) }) == nil {
-                recipients[Self.key(recipientKey)] = RecipientRegistrations(id)
+        registration.forEachObjectKey { key in
+            if recipients.modifyIfPresent(Self.key(key), { $0.append(id) }) == nil {
+                recipients[Self.key(key)] = RecipientRegistrations(id)
             }
         }
         if registration.mayReceiveUndeliveredMail {
@@ -203,10 +203,9 @@ extension Registry {
                 dropSender(senderKey, retiring: &retiring)
             }
         }
-        if let recipientKey = registration.recipientKey {
-            let emptied = recipients.modifyIfPresent(Self.key(recipientKey)) { $0.remove(id) }
-            if emptied == true {
-                recipients[Self.key(recipientKey)] = nil
+        registration.forEachObjectKey { key in
+            if recipients.modifyIfPresent(Self.key(key), { $0.remove(id) }) == true {
+                recipients[Self.key(key)] = nil
             }
         }
     }

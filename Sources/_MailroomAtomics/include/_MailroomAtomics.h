@@ -129,17 +129,6 @@ static inline bool mailroom_is_main_thread(void) {
     return state == 1;
 }
 
-/// The calling thread's registration options (`EnrollmentOptions`, unretained), or null.
-extern _Thread_local void *mailroom_enrollment_options;
-
-static inline void *mailroom_get_enrollment_options(void) {
-    return mailroom_enrollment_options;
-}
-
-static inline void mailroom_set_enrollment_options(void *options) {
-    mailroom_enrollment_options = options;
-}
-
 /// Process-wide unique registration numbers, from 1, increasing on each thread (not across threads).
 uint64_t mailroom_next_registration_number(void);
 

@@ -7,12 +7,8 @@ for _ in 1...3 {
 let owner = Badge()
 office.register(badge, Badge.update)
 office.register(queue: analyticsQueue) { (_: CartChanged, _: Cart?) in }
-office.tie(to: owner) {
-    office.register { (_: CartChanged) in }
-}
-office.oneShot {
-    office.register { (_: LaunchFinished) in }
-}
+office.register(tiedTo: owner) { (_: CartChanged) in }
+office.register(once: true) { (_: LaunchFinished) in }
 office.register(conformingTo: Alert.self) { _ in }
 office.register(on: .mainActor) { (_: LaunchFinished) in }
 // SAMPLE

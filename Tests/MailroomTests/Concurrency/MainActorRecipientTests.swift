@@ -61,10 +61,10 @@ struct MainActorRecipientTests {
         let senders = SenderMix()
         office.register(models[0], PingViewModel.receiveFromDevice)
         office.register(models[1], PingViewModel.receiveFromOptionalDevice)
-        office.register(Ping.self, models[2], PingViewModel.reload)
+        office.register(models[2], PingViewModel.reload)
         office.register(sender: senders.phone, models[3], PingViewModel.receive)
         office.register(sender: senders.phone, models[4], PingViewModel.receiveFromDevice)
-        office.register(sender: senders.phone, Ping.self, models[5], PingViewModel.reload)
+        office.register(sender: senders.phone, models[5], PingViewModel.reload)
 
         await onBackgroundThread("posts from a global-queue thread") {
             senders.post(to: office)
@@ -101,7 +101,7 @@ struct MainActorRecipientTests {
             byOptionalKind.record(
                 "ping \(ping.n) from \(device?.name ?? "nil")\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
-        office.register(on: .mainActor, Ping.self) {
+        office.register(on: .mainActor, of: Ping.self) { _ in
             noArgument.record("reload\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
         office.register(on: .mainActor, sender: senders.phone) { (ping: Ping) in
@@ -112,7 +112,7 @@ struct MainActorRecipientTests {
             exactWithSender.record("ping \(ping.n) from \(phone.name)\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
         let exactNoArgument = Recorder<String>()
-        office.register(on: .mainActor, sender: senders.phone, Ping.self) {
+        office.register(on: .mainActor, of: Ping.self, sender: senders.phone) { _ in
             exactNoArgument.record("reload\(mainActorEvidence() ? "" : " OFF MAIN")")
         }
 
@@ -183,10 +183,10 @@ struct MainActorRecipientTests {
         office.register(holder.value!, PingViewModel.receive)
         office.register(holder.value!, PingViewModel.receiveFromDevice)
         office.register(holder.value!, PingViewModel.receiveFromOptionalDevice)
-        office.register(Ping.self, holder.value!, PingViewModel.reload)
+        office.register(holder.value!, PingViewModel.reload)
         office.register(sender: phone, holder.value!, PingViewModel.receive)
         office.register(sender: phone, holder.value!, PingViewModel.receiveFromDevice)
-        office.register(sender: phone, Ping.self, holder.value!, PingViewModel.reload)
+        office.register(sender: phone, holder.value!, PingViewModel.reload)
         #expect(office.registrationCount == 7)
 
         holder.value = nil
@@ -252,7 +252,7 @@ struct MainActorRecipientTests {
         let closure = office.register(on: .mainActor) { (ping: Ping) in closureTape.record("ping \(ping.n)") }
         let method = office.register(models.0, PingViewModel.receive)
         office.register(models.1, PingViewModel.receive)
-        office.register(Ping.self, models.1, PingViewModel.reload)
+        office.register(models.1, PingViewModel.reload)
         office.register(on: .mainActor) { (ping: Ping) in controlTape.record("ping \(ping.n)") }
         #expect(office.registrationCount == 5)
 
@@ -390,14 +390,14 @@ extension MainActorRecipientTests {
         office.register { @MainActor (ping: Ping, device: Device?) in
             tapes[2].record("ping \(ping.n) from \(device?.name ?? "nil")\(evidence())")
         }
-        let reload: @MainActor () -> Void = { tapes[3].record("reload\(evidence())") }
-        office.register(queue: queue, Ping.self, reload)
+        let reload: @MainActor (Ping) -> Void = { _ in tapes[3].record("reload\(evidence())") }
+        office.register(of: Ping.self, queue: queue, reload)
         let receive: @MainActor (Ping) -> Void = { ping in tapes[4].record("ping \(ping.n)\(evidence())") }
-        office.register(sender: senders.phone, receive)
+        office.register(of: Ping.self, sender: senders.phone, receive)
         office.register(queue: queue, sender: senders.phone) { @MainActor (ping: Ping, phone: Phone) in
             tapes[5].record("ping \(ping.n) from \(phone.name)\(evidence())")
         }
-        office.register(sender: senders.phone, Ping.self) { @MainActor in tapes[6].record("reload\(evidence())") }
+        office.register(of: Ping.self, sender: senders.phone) { @MainActor _ in tapes[6].record("reload\(evidence())") }
     }
 
     @Test(

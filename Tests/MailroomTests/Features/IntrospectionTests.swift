@@ -17,7 +17,7 @@ struct IntrospectionTests {
         let ids = [
             office.register { (_: Ping) in },
             office.register(conformingTo: Alert.self) { _ in },
-            office.register { (_: any Mail) in },
+            office.register(conformingTo: (any Mail).self) { (_: any Mail) in },
             office.register { (_: Ping, _: Device?) in },
             office.register { (_: Pong, _: Device) in },
             office.register(sender: device) { (_: Ping) in },
@@ -27,9 +27,11 @@ struct IntrospectionTests {
             office.register(on: .mainActor) { (_: Ping) in },
             office.register { (_: Ping) async in },
             office.register(store) { store, ping in store.apply(ping) },
-            office.oneShot { office.register { (_: Traffic) in } },
-            office.tie(to: owner) { office.register(screen, Screen.receivePong) },
-            office.register(queue: queue) { (_: any Mail, _: (any AnyObject & Sendable)?) in },
+            office.register(once: true) { (_: Traffic) in },
+            office.register(tiedTo: owner, screen, Screen.receivePong),
+            office.register(queue: queue, conformingTo: (any Mail).self) {
+                (_: any Mail, _: (any AnyObject & Sendable)?) in
+            },
             office.register { (_: Envelope<Int>) in },
         ]
 
@@ -41,6 +43,7 @@ struct IntrospectionTests {
                 "Ping", "any Alert", "any Mail", "Ping", "Pong", "Ping", "any Alert", "any Alert", "Ping", "Ping",
                 "Ping", "Ping", "Traffic", "Pong", "any Mail", "Envelope<Int>",
             ])
+        // The catch-all with its sender (`any AnyObject & Sendable`, optional) accepts every sender and none: `.any`.
         #expect(
             infos.map(\.senders) == [
                 .any, .any, .any, .ofClass("Device", orNone: true), .ofClass("Device", orNone: false),
@@ -48,10 +51,15 @@ struct IntrospectionTests {
                 .any, .any, .any, .any,
             ])
         #expect(
-            infos.map(\.delivery) == [
+            infos.map(\.place) == [
                 .postingThread, .postingThread, .postingThread, .postingThread, .postingThread, .postingThread,
-                .postingThread, .postingThread, .queue(label: "feature.introspection.queue"), .mainActor, .task,
-                .task, .postingThread, .postingThread, .queue(label: "feature.introspection.queue"), .postingThread,
+                .postingThread, .postingThread, .queue, .mainActor, .task, .task, .postingThread, .postingThread,
+                .queue, .postingThread,
+            ])
+        #expect(
+            infos.map(\.queueLabel) == [
+                nil, nil, nil, nil, nil, nil, nil, nil, "feature.introspection.queue", nil, nil, nil, nil, nil,
+                "feature.introspection.queue", nil,
             ])
         #expect(
             infos.map(\.recipientType) == [
@@ -73,9 +81,7 @@ struct IntrospectionTests {
         let ids = [
             office.register(on: .mainActor) { (_: Ping, _: Device?) in },
             office.register(store) { store, ping in store.apply(ping) },
-            office.oneShot {
-                office.tie(to: owner) { office.register(sender: device, conformingTo: Alert.self) { _ in } }
-            },
+            office.register(sender: device, conformingTo: Alert.self, once: true, tiedTo: owner) { _ in },
             office.register(queue: DispatchQueue(label: "q"), screen, Screen.receivePingFromDevice),
         ]
 
@@ -103,18 +109,14 @@ struct IntrospectionTests {
             office.register(sender: device, conformingTo: Alert.self) { _ in }
         }
         var owner: Token? = Token()
-        office.tie(to: owner!) {
-            office.register { (_: Ping) in }
-            office.register(conformingTo: Alert.self) { _ in }
-        }
+        office.register(tiedTo: owner!) { (_: Ping) in }
+        office.register(conformingTo: Alert.self, tiedTo: owner!) { _ in }
         owner = nil
-        office.oneShot {
-            office.register { (_: Pong) in }
-            office.register { (_: any Mail) in }
-        }
+        office.register(once: true) { (_: Pong) in }
+        office.register(conformingTo: (any Mail).self, once: true) { (_: any Mail) in }
         office.post(Pong(n: 1))
         office.unregister(office.register { (_: Ping) in })
-        let pending = office.oneShot { office.register { (_: Traffic) in } }
+        let pending = office.register(once: true) { (_: Traffic) in }
         let last = office.register(conformingTo: Alert.self) { _ in }
 
         #expect(office.registrations.map(\.id) == [first, pending, last])
@@ -141,8 +143,8 @@ struct IntrospectionTests {
         let alert = office.register(conformingTo: Alert.self) { _ in }
         let method = office.register(
             queue: DispatchQueue(label: "feature.debug"), screen, Screen.receivePingFromOptionalDevice)
-        let exact = office.oneShot { office.register(sender: device) { (_: Pong) in } }
-        let all = office.tie(to: owner) { office.register { (_: any Mail) in } }
+        let exact = office.register(sender: device, once: true) { (_: Pong) in }
+        let all = office.register(conformingTo: (any Mail).self, tiedTo: owner) { (_: any Mail) in }
         let alertFromDevice = office.register(conformingTo: Alert.self) { (_, _: Device?) in }
 
         #expect(

@@ -11,16 +11,16 @@ struct OneShotTests {
         let screen = Screen("screen", log: log)
         let device = Device("device")
         office.register { (ping: Ping) in log.record("plain \(ping.n)") }
-        let ids = office.oneShot {
-            [
-                office.register { (ping: Ping) in log.record("closure \(ping.n)") },
-                office.register(screen, Screen.receivePing),
-                office.register(conformingTo: Alert.self) { alert in log.record("alert \(alert.message)") },
-                office.register { (mail: any Mail) in log.record("all \(typeName(mail))") },
-                office.register(sender: device) { (ping: Ping) in log.record("exact \(ping.n)") },
-            ]
-        }
-        #expect(ids.count == 5)
+        let ids = [
+            office.register(once: true) { (ping: Ping) in log.record("closure \(ping.n)") },
+            office.register(once: true, screen, Screen.receivePing),
+            office.register(conformingTo: Alert.self, once: true) { alert in log.record("alert \(alert.message)") },
+            office.register(conformingTo: (any Mail).self, once: true) { (mail: any Mail) in
+                log.record("all \(typeName(mail))")
+            },
+            office.register(sender: device, once: true) { (ping: Ping) in log.record("exact \(ping.n)") },
+        ]
+        #expect(Set(ids).count == 5)
         #expect(office.registrationCount == 6)
 
         office.post(Ping(n: 1))
@@ -42,11 +42,11 @@ struct OneShotTests {
         #expect(office.registrationCount == 1)
     }
 
-    @Test("Registrations made after oneShot returns are not one-shot")
-    func onlyInsideTheClosure() {
+    @Test("A registration made without once: true, after a one-shot one, is not one-shot")
+    func onlyWithOnce() {
         let office = PostOffice()
         let log = Log()
-        office.oneShot { office.register { (ping: Ping) in log.record("once \(ping.n)") } }
+        office.register(once: true) { (ping: Ping) in log.record("once \(ping.n)") }
         office.register { (ping: Ping) in log.record("always \(ping.n)") }
 
         office.post(Ping(n: 1))
@@ -70,9 +70,9 @@ struct OneShotTests {
             }
             let closureCount = closureCounts[round]
             let catchAllCount = catchAllCounts[round]
-            office.oneShot {
-                office.register { (_: Ping) in closureCount.update { $0 += 1 } }
-                office.register { (_: any Mail) in catchAllCount.update { $0 += 1 } }
+            office.register(once: true) { (_: Ping) in closureCount.update { $0 += 1 } }
+            office.register(conformingTo: (any Mail).self, once: true) { (_: any Mail) in
+                catchAllCount.update { $0 += 1 }
             }
         }
         let barrier = ThreadBarrier(parties: threads)
@@ -95,13 +95,11 @@ struct OneShotTests {
         let office = PostOffice()
         let log = Log()
         let marked = MarkedQueue("feature.oneshot.queue")
-        office.oneShot {
-            office.register(queue: marked.queue) { (ping: Ping) in
-                log.record("ping \(ping.n) on \(marked.currentLabel ?? "another queue")")
-            }
-            office.register(queue: marked.queue, conformingTo: Alert.self) { alert in
-                log.record("\(alert.message) on \(marked.currentLabel ?? "another queue")")
-            }
+        office.register(queue: marked.queue, once: true) { (ping: Ping) in
+            log.record("ping \(ping.n) on \(marked.currentLabel ?? "another queue")")
+        }
+        office.register(queue: marked.queue, conformingTo: Alert.self, once: true) { alert in
+            log.record("\(alert.message) on \(marked.currentLabel ?? "another queue")")
         }
 
         office.post(Ping(n: 1))
@@ -120,10 +118,8 @@ struct OneShotTests {
         let office = PostOffice()
         let log = Log()
         let queue = DispatchQueue(label: "feature.oneshot.reclaimed")
-        office.oneShot {
-            office.register(queue: queue) { (ping: Ping) in log.record("ping \(ping.n)") }
-            office.register(queue: queue, conformingTo: Alert.self) { alert in log.record(alert.message) }
-        }
+        office.register(queue: queue, once: true) { (ping: Ping) in log.record("ping \(ping.n)") }
+        office.register(queue: queue, conformingTo: Alert.self, once: true) { alert in log.record(alert.message) }
 
         let gate = block(queue)
         office.post(Ping(n: 1))
@@ -141,11 +137,9 @@ struct OneShotTests {
     func oneShotAsync() async throws {
         let office = PostOffice()
         let tape = Recorder<Int>()
-        office.oneShot {
-            office.register { (ping: Ping) async in
-                await yieldSeveralTimes()
-                tape.record(ping.n)
-            }
+        office.register(once: true) { (ping: Ping) async in
+            await yieldSeveralTimes()
+            tape.record(ping.n)
         }
 
         // Each `deliver` returns once every recipient the post reached has handled it.
@@ -163,9 +157,7 @@ struct OneShotTests {
         let office = PostOffice()
         let tape = Recorder<String>()
         let store = PingStore(tape: tape)
-        office.oneShot {
-            office.register(store) { store, ping in store.apply(ping) }
-        }
+        office.register(once: true, store) { store, ping in store.apply(ping) }
 
         try await office.deliver(Ping(n: 1))
         try await office.deliver(Ping(n: 2))
@@ -173,39 +165,5 @@ struct OneShotTests {
         #expect(tape.events == ["apply 1"])
         #expect(await store.applied == [1])
         #expect(office.registrationCount == 0)
-    }
-
-    @Test(
-        "oneShot and tie(to:) apply to registrations on the office they are called on, not to another office's made in their closure"
-    )
-    func optionsApplyToTheirOfficeOnly() {
-        let office = PostOffice()
-        let other = PostOffice()
-        let log = Log()
-        var owner: Device? = Device("owner")
-        office.oneShot {
-            office.register { (ping: Ping) in log.record("office \(ping.n)") }
-            other.register { (ping: Ping) in log.record("other \(ping.n)") }
-        }
-        office.tie(to: owner!) {
-            other.register { (pong: Pong) in log.record("other pong \(pong.n)") }
-            office.oneShot {
-                office.register { (pong: Pong) in log.record("office pong \(pong.n)") }
-            }
-        }
-
-        office.post(Ping(n: 1))
-        office.post(Ping(n: 2))
-        other.post(Ping(n: 1))
-        other.post(Ping(n: 2))
-        owner = nil
-        office.post(Pong(n: 1))
-        other.post(Pong(n: 1))
-        other.post(Pong(n: 2))
-
-        #expect(
-            log.events == ["office 1", "other 1", "other 2", "other pong 1", "other pong 2"])
-        #expect(office.registrationCount == 0)
-        #expect(other.registrationCount == 2)
     }
 }

@@ -40,17 +40,17 @@ struct ProtocolRecipientTests {
         let screen = Screen("screen", log: log)
         office.register { (_: DiskFull) in log.record("type 1") }
         office.register(conformingTo: Alert.self) { _ in log.record("alert 2") }
-        office.register { (_: any Mail) in log.record("all 3") }
+        office.register(conformingTo: (any Mail).self) { (_: any Mail) in log.record("all 3") }
         office.register(sender: device) { (_: DiskFull) in log.record("exact type 4") }
         office.register(sender: device, conformingTo: Alert.self) { _ in log.record("exact alert 5") }
         office.register(conformingTo: Alert.self) { (_, sender: Device?) in
             log.record("alert from \(sender?.name ?? "nil") 6")
         }
         office.register { (_: DiskFull, _: Device) in log.record("type from device 7") }
-        office.register { (_: any Mail, sender: (any AnyObject & Sendable)?) in
+        office.register(conformingTo: (any Mail).self) { (_: any Mail, sender: (any AnyObject & Sendable)?) in
             log.record("all from \(senderName(sender)) 8")
         }
-        office.register(Ping.self, screen, Screen.refresh)
+        office.register(screen, Screen.refresh(on: Ping.self))
         office.register { (_: DiskFull) in log.record("type 10") }
 
         office.post(DiskFull(percent: 1), sender: device)
@@ -76,7 +76,7 @@ struct ProtocolRecipientTests {
         office.register { (notice: Notice) in log.record("notice \(notice.text)") }
         office.register(conformingTo: Alert.self) { alert in log.record("alert \(alert.message)") }
         office.register { (notice: UrgentNotice) in log.record("urgent \(notice.text)") }
-        office.register { (_: any Mail) in log.record("all") }
+        office.register(conformingTo: (any Mail).self) { (_: any Mail) in log.record("all") }
 
         office.post(Notice("a"))
         office.post(UrgentNotice("b"))
@@ -130,8 +130,8 @@ struct ProtocolRecipientTests {
         let office = PostOffice()
         let log = Log()
         let device = Device("device")
-        office.register { (mail: any Mail) in log.record("all \(typeName(mail))") }
-        office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail) in log.record("all \(typeName(mail))") }
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
             log.record("with sender \(typeName(mail)) \(senderName(sender))")
         }
 
@@ -181,7 +181,7 @@ struct ProtocolRecipientTests {
             log.record("kind \(alert.message) \(sender?.name ?? "nil")")
         }
         office.register(sender: device, conformingTo: Alert.self) { alert in log.record("exact \(alert.message)") }
-        office.register { (mail: any Mail) in log.record("all \(typeName(mail))") }
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail) in log.record("all \(typeName(mail))") }
         postAll(2)
 
         #expect(
@@ -205,7 +205,9 @@ struct ProtocolRecipientTests {
             if disk.percent == 1 {
                 office.register(conformingTo: Alert.self) { alert in log.record("late \(alert.message)") }
                 office.register(sender: device, conformingTo: Alert.self) { _ in log.record("late exact") }
-                office.register { (mail: any Mail) in log.record("late all \(typeName(mail))") }
+                office.register(conformingTo: (any Mail).self) { (mail: any Mail) in
+                    log.record("late all \(typeName(mail))")
+                }
             }
         }
         office.register { (disk: DiskFull) in log.record("h2 \(disk.percent)") }
@@ -237,7 +239,7 @@ struct ProtocolRecipientTests {
         victims.value = [
             office.register { (disk: DiskFull) in log.record("h2 \(disk.percent)") },
             office.register(conformingTo: Alert.self) { alert in log.record("p3 \(alert.message)") },
-            office.register { (mail: any Mail) in log.record("all4 \(typeName(mail))") },
+            office.register(conformingTo: (any Mail).self) { (mail: any Mail) in log.record("all4 \(typeName(mail))") },
         ]
         office.register { (disk: DiskFull) in log.record("h5 \(disk.percent)") }
 
@@ -265,8 +267,10 @@ struct ProtocolRecipientTests {
             office.register(conformingTo: Alert.self) { _ in log.record("any") },
             office.register(conformingTo: Alert.self) { (_, _: Device?) in log.record("kind") },
             office.register(sender: device, conformingTo: Alert.self) { _ in log.record("exact") },
-            office.register { (_: any Mail) in log.record("all") },
-            office.register { (_: any Mail, _: (any AnyObject & Sendable)?) in log.record("all with sender") },
+            office.register(conformingTo: (any Mail).self) { (_: any Mail) in log.record("all") },
+            office.register(conformingTo: (any Mail).self) { (_: any Mail, _: (any AnyObject & Sendable)?) in
+                log.record("all with sender")
+            },
         ]
         let outside = office.register(conformingTo: Alert.self) { alert in log.record("outside \(alert.message)") }
         office.register { (disk: DiskFull) in log.record("h7 \(disk.percent)") }
@@ -304,7 +308,7 @@ struct ProtocolRecipientTests {
         office.register(queue: marked.queue, sender: device, conformingTo: Alert.self) { alert in
             log.record("exact \(alert.message) on \(marked.currentLabel ?? "another queue")")
         }
-        office.register(queue: marked.queue) { (mail: any Mail) in
+        office.register(queue: marked.queue, conformingTo: (any Mail).self) { (mail: any Mail) in
             log.record("all \(typeName(mail)) on \(marked.currentLabel ?? "another queue")")
         }
 

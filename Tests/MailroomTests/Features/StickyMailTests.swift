@@ -134,7 +134,8 @@ struct StickyMailTests {
         let exact = office.register(sender: device, conformingTo: Alert.self) { alert in
             log.record("exact \(alert.message)")
         }
-        let all = office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
+        let all = office.register(conformingTo: (any Mail).self) {
+            (mail: any Mail, sender: (any AnyObject & Sendable)?) in
             log.record("all \(typeName(mail)) from \(senderName(sender))")
         }
         let beacons = office.register(conformingTo: Beacon.self) { _ in log.record("beacon") }
@@ -220,7 +221,7 @@ struct StickyMailTests {
         office.post(Ping(n: 1), sticky: true)
         office.register { (ping: Ping) in log.record("first \(ping.n)") }
         let second = office.register { (ping: Ping) in log.record("second \(ping.n)") }
-        office.register { (mail: any Mail) in log.record("all \(typeName(mail))") }
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail) in log.record("all \(typeName(mail))") }
         let reports = Recorder<String>()
         office.register { (lost: UndeliveredMail) in reports.record(typeName(lost.mail)) }
 

@@ -135,7 +135,7 @@ struct UndeliveredMailTests {
     func catchAllIsAWiretap() {
         let office = PostOffice()
         let log = Log()
-        office.register { (mail: any Mail) in log.record("all \(typeName(mail))") }
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail) in log.record("all \(typeName(mail))") }
         let reports = Self.reports(office)
         office.register { (pong: Pong) in log.record("pong \(pong.n)") }
         let device = Device("device")
@@ -202,7 +202,7 @@ struct UndeliveredMailTests {
         office.register(sender: device) { (lost: UndeliveredMail) in log.record("exact \(typeName(lost.mail))") }
         do {
             let screen = Screen("gone", log: log)
-            office.register(UndeliveredMail.self, screen, Screen.refresh)
+            office.register(screen, Screen.refresh(on: UndeliveredMail.self))
         }
 
         office.post(Ping(n: 1))

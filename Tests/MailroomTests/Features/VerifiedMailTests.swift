@@ -36,7 +36,7 @@ struct VerifiedMailTests {
         let office = PostOffice()
         let log = Log()
         let flow = CheckoutFlow("flow")
-        office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
             log.record("\(typeName(mail)) from \(senderName(sender))")
         }
         office.register(conformingTo: (any VerifiedMail).self) { (mail, sender: CheckoutFlow?) in

@@ -1,6 +1,7 @@
 // Recipients whose methods record what they receive: plain objects, a main-actor view model and an actor.
 
 import Dispatch
+import Mailroom
 
 /// A recipient whose methods record what they receive, prefixed by its name.
 final class Screen: Sendable {
@@ -32,8 +33,14 @@ final class Screen: Sendable {
         log.record("\(name) pong \(pong.n)")
     }
 
-    func refresh() {
+    /// Takes mail of any type and ignores it: the arrival is the whole news.
+    func refresh<M: Mail>(_: M) {
         log.record("\(name) refresh")
+    }
+
+    /// `refresh` as a method for mail of type `M`: `office.register(screen, Screen.refresh(on: Ping.self))`.
+    static func refresh<M: Mail>(on _: M.Type) -> @Sendable (Screen) -> (M) -> Void {
+        Screen.refresh(_:)
     }
 
     func receiveLetter(_ letter: Letter) {
@@ -122,7 +129,8 @@ final class PingViewModel {
         tape.record("ping \(ping.n) from \(device?.name ?? "nil")\(mainActorEvidence() ? "" : " OFF MAIN")")
     }
 
-    func reload() {
+    /// Takes its mail and ignores it: a handler for which the arrival of a `Ping` is the whole news.
+    func reload(_: Ping) {
         tape.record("reload\(mainActorEvidence() ? "" : " OFF MAIN")")
     }
 }

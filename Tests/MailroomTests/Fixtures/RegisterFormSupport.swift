@@ -94,19 +94,19 @@ final class FormObject<M: FormMail, S: FormSender>: Sendable {
     func receive(_ mail: M) { log.record(mail.n) }
     func receive(_ mail: M, from sender: S) { log.record(mail.n, sender.name) }
     func receive(_ mail: M, fromOptional sender: S?) { log.record(mail.n, sender?.name ?? "nil") }
-    func reload() { log.record(nil) }
+    func receiveIgnoring(_: M) { log.record(nil) }
 
     func pass(_ mail: M) -> Consumption { log.recordPassingOn(mail.n) }
     func pass(_ mail: M, from sender: S) -> Consumption { log.recordPassingOn(mail.n, sender.name) }
     func pass(_ mail: M, fromOptional sender: S?) -> Consumption { log.recordPassingOn(mail.n, sender?.name ?? "nil") }
-    func passReload() -> Consumption { log.recordPassingOn(nil) }
+    func passIgnoring(_: M) -> Consumption { log.recordPassingOn(nil) }
 
     func failReceive(_ mail: M) throws(FormFailure) { try log.fail(mail.n) }
     func failReceive(_ mail: M, from sender: S) throws(FormFailure) { try log.fail(mail.n, sender.name) }
     func failReceive(_ mail: M, fromOptional sender: S?) throws(FormFailure) {
         try log.fail(mail.n, sender?.name ?? "nil")
     }
-    func failReload() throws(FormFailure) { try log.fail(nil) }
+    func failReceiveIgnoring(_: M) throws(FormFailure) { try log.fail(nil) }
 
     func failPass(_ mail: M) throws(FormFailure) -> Consumption { try log.failPassing(mail.n) }
     func failPass(_ mail: M, from sender: S) throws(FormFailure) -> Consumption {
@@ -115,7 +115,7 @@ final class FormObject<M: FormMail, S: FormSender>: Sendable {
     func failPass(_ mail: M, fromOptional sender: S?) throws(FormFailure) -> Consumption {
         try log.failPassing(mail.n, sender?.name ?? "nil")
     }
-    func failPassReload() throws(FormFailure) -> Consumption { try log.failPassing(nil) }
+    func failPassIgnoring(_: M) throws(FormFailure) -> Consumption { try log.failPassing(nil) }
 }
 
 /// A main-actor object whose methods log what they receive, and whether they ran on the main thread.
@@ -130,14 +130,14 @@ final class FormMainActorObject<M: FormMail, S: FormSender> {
     func receive(_ mail: M) { log.recordOnMainActor(mail.n) }
     func receive(_ mail: M, from sender: S) { log.recordOnMainActor(mail.n, sender.name) }
     func receive(_ mail: M, fromOptional sender: S?) { log.recordOnMainActor(mail.n, sender?.name ?? "nil") }
-    func reload() { log.recordOnMainActor(nil) }
+    func receiveIgnoring(_: M) { log.recordOnMainActor(nil) }
 
     func failReceive(_ mail: M) throws(FormFailure) { try log.failOnMainActor(mail.n) }
     func failReceive(_ mail: M, from sender: S) throws(FormFailure) { try log.failOnMainActor(mail.n, sender.name) }
     func failReceive(_ mail: M, fromOptional sender: S?) throws(FormFailure) {
         try log.failOnMainActor(mail.n, sender?.name ?? "nil")
     }
-    func failReload() throws(FormFailure) { try log.failOnMainActor(nil) }
+    func failReceiveIgnoring(_: M) throws(FormFailure) { try log.failOnMainActor(nil) }
 }
 
 /// An actor whose `async` methods log what they receive.
@@ -151,14 +151,14 @@ actor FormActor<M: FormMail, S: FormSender> {
     func take(_ mail: M) async { log.record(mail.n) }
     func take(_ mail: M, from sender: S) async { log.record(mail.n, sender.name) }
     func take(_ mail: M, fromOptional sender: S?) async { log.record(mail.n, sender?.name ?? "nil") }
-    func reload() async { log.record(nil) }
+    func takeIgnoring(_: M) async { log.record(nil) }
 
     func failTake(_ mail: M) async throws(FormFailure) { try log.fail(mail.n) }
     func failTake(_ mail: M, from sender: S) async throws(FormFailure) { try log.fail(mail.n, sender.name) }
     func failTake(_ mail: M, fromOptional sender: S?) async throws(FormFailure) {
         try log.fail(mail.n, sender?.name ?? "nil")
     }
-    func failReload() async throws(FormFailure) { try log.fail(nil) }
+    func failTakeIgnoring(_: M) async throws(FormFailure) { try log.fail(nil) }
 }
 
 /// A recipient of each kind, all logging to one log.

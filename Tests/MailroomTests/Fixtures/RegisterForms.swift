@@ -4,9 +4,11 @@ import Dispatch
 import Mailroom
 import Testing
 
-/// Every register form that is not deprecated, as a value: its kind (what is registered and where it runs), its
-/// filter (which posts it accepts), and a method that registers it. `FormObject`, `FormMainActorObject`,
-/// `FormActor` and `FormLog` are in RegisterFormSupport.swift.
+/// Every behaviour of the register forms, as a value: its kind (what is registered and where it runs), its filter
+/// (which posts it accepts), and a method that registers it through the call that expresses it. The kinds and
+/// filters are the rows and columns the forms had before their choices became parameters (one exact sender, a
+/// handler without contents, an intercepting method, a catch-all), so that every one of them is still registered
+/// and checked. `FormObject`, `FormMainActorObject`, `FormActor` and `FormLog` are in RegisterFormSupport.swift.
 enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case closureAny = "closure: any"
     case closureSenderClass = "closure: class"
@@ -224,9 +226,10 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 withExtendedLifetime(keep) { log.record(mail.n, sender.name) }
             }
         case .closureNoContents:
-            office.register(queue: queue, M.self) { () in withExtendedLifetime(keep) { log.record(nil) } }
+            office.register(of: M.self, queue: queue) { (_) in withExtendedLifetime(keep) { log.record(nil) } }
         case .closureExactNoContents:
-            office.register(queue: queue, sender: sender, M.self) { () in withExtendedLifetime(keep) { log.record(nil) }
+            office.register(of: M.self, queue: queue, sender: sender) { (_) in
+                withExtendedLifetime(keep) { log.record(nil) }
             }
         case .methodAny:
             office.register(queue: queue, recipients.object, FormObject<M, S>.receive(_:))
@@ -239,9 +242,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .methodExactWithSender:
             office.register(queue: queue, sender: sender, recipients.object, FormObject<M, S>.receive(_:from:))
         case .methodNoContents:
-            office.register(queue: queue, M.self, recipients.object, FormObject<M, S>.reload)
+            office.register(queue: queue, recipients.object, FormObject<M, S>.receiveIgnoring(_:))
         case .methodExactNoContents:
-            office.register(queue: queue, sender: sender, M.self, recipients.object, FormObject<M, S>.reload)
+            office.register(queue: queue, sender: sender, recipients.object, FormObject<M, S>.receiveIgnoring(_:))
         case .interceptingClosureAny:
             office.intercept { (mail: M) -> Consumption in withExtendedLifetime(keep) { log.recordPassingOn(mail.n) } }
         case .interceptingClosureSenderClass:
@@ -261,25 +264,43 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 withExtendedLifetime(keep) { log.recordPassingOn(mail.n, sender.name) }
             }
         case .interceptingClosureNoContents:
-            office.intercept(M.self) { () -> Consumption in withExtendedLifetime(keep) { log.recordPassingOn(nil) } }
+            office.intercept(of: M.self) { (_) -> Consumption in withExtendedLifetime(keep) { log.recordPassingOn(nil) }
+            }
         case .interceptingClosureExactNoContents:
-            office.intercept(sender: sender, M.self) { () -> Consumption in
+            office.intercept(of: M.self, sender: sender) { (_) -> Consumption in
                 withExtendedLifetime(keep) { log.recordPassingOn(nil) }
             }
         case .interceptingMethodAny:
-            office.intercept(recipients.object, FormObject<M, S>.pass(_:))
+            office.intercept(tiedTo: recipients.object) { [weak object = recipients.object] (mail: M) -> Consumption in
+                object?.pass(mail) ?? .passOn
+            }
         case .interceptingMethodSenderClass:
-            office.intercept(recipients.object, FormObject<M, S>.pass(_:from:))
+            office.intercept(tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M, sender: S) -> Consumption in
+                object?.pass(mail, from: sender) ?? .passOn
+            }
         case .interceptingMethodSenderClassOrNone:
-            office.intercept(recipients.object, FormObject<M, S>.pass(_:fromOptional:))
+            office.intercept(tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M, sender: S?) -> Consumption in
+                object?.pass(mail, fromOptional: sender) ?? .passOn
+            }
         case .interceptingMethodExact:
-            office.intercept(sender: sender, recipients.object, FormObject<M, S>.pass(_:))
+            office.intercept(sender: sender, tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M) -> Consumption in object?.pass(mail) ?? .passOn
+            }
         case .interceptingMethodExactWithSender:
-            office.intercept(sender: sender, recipients.object, FormObject<M, S>.pass(_:from:))
+            office.intercept(sender: sender, tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M, sender: S) -> Consumption in
+                object?.pass(mail, from: sender) ?? .passOn
+            }
         case .interceptingMethodNoContents:
-            office.intercept(M.self, recipients.object, FormObject<M, S>.passReload)
+            office.intercept(tiedTo: recipients.object) { [weak object = recipients.object] (mail: M) -> Consumption in
+                object?.passIgnoring(mail) ?? .passOn
+            }
         case .interceptingMethodExactNoContents:
-            office.intercept(sender: sender, M.self, recipients.object, FormObject<M, S>.passReload)
+            office.intercept(sender: sender, tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M) -> Consumption in object?.passIgnoring(mail) ?? .passOn
+            }
         case .mainActorClosureAny:
             office.register(on: .mainActor) { (mail: M) in withExtendedLifetime(keep) { log.recordOnMainActor(mail.n) }
             }
@@ -300,9 +321,11 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 withExtendedLifetime(keep) { log.recordOnMainActor(mail.n, sender.name) }
             }
         case .mainActorClosureNoContents:
-            office.register(on: .mainActor, M.self) { () in withExtendedLifetime(keep) { log.recordOnMainActor(nil) } }
+            office.register(on: .mainActor, of: M.self) { (_) in
+                withExtendedLifetime(keep) { log.recordOnMainActor(nil) }
+            }
         case .mainActorClosureExactNoContents:
-            office.register(on: .mainActor, sender: sender, M.self) { () in
+            office.register(on: .mainActor, of: M.self, sender: sender) { (_) in
                 withExtendedLifetime(keep) { log.recordOnMainActor(nil) }
             }
         case .mainActorMethodAny:
@@ -316,9 +339,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .mainActorMethodExactWithSender:
             office.register(sender: sender, recipients.mainActorObject, FormMainActorObject<M, S>.receive(_:from:))
         case .mainActorMethodNoContents:
-            office.register(M.self, recipients.mainActorObject, FormMainActorObject<M, S>.reload)
+            office.register(recipients.mainActorObject, FormMainActorObject<M, S>.receiveIgnoring(_:))
         case .mainActorMethodExactNoContents:
-            office.register(sender: sender, M.self, recipients.mainActorObject, FormMainActorObject<M, S>.reload)
+            office.register(sender: sender, recipients.mainActorObject, FormMainActorObject<M, S>.receiveIgnoring(_:))
         case .asyncClosureAny:
             office.register { (mail: M) async in withExtendedLifetime(keep) { log.record(mail.n) } }
         case .asyncClosureSenderClass:
@@ -336,9 +359,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 withExtendedLifetime(keep) { log.record(mail.n, sender.name) }
             }
         case .asyncClosureNoContents:
-            office.register(M.self) { () async in withExtendedLifetime(keep) { log.record(nil) } }
+            office.register(of: M.self) { (_) async in withExtendedLifetime(keep) { log.record(nil) } }
         case .asyncClosureExactNoContents:
-            office.register(sender: sender, M.self) { () async in withExtendedLifetime(keep) { log.record(nil) } }
+            office.register(of: M.self, sender: sender) { (_) async in withExtendedLifetime(keep) { log.record(nil) } }
         case .actorAny:
             office.register(recipients.actor) { (actor: isolated FormActor<M, S>, mail: M) in
                 withExtendedLifetime(keep) { actor.log.record(mail.n) }
@@ -360,11 +383,11 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 withExtendedLifetime(keep) { actor.log.record(mail.n, sender.name) }
             }
         case .actorNoContents:
-            office.register(M.self, recipients.actor) { (actor: isolated FormActor<M, S>) in
+            office.register(recipients.actor) { (actor: isolated FormActor<M, S>, _: M) in
                 withExtendedLifetime(keep) { actor.log.record(nil) }
             }
         case .actorExactNoContents:
-            office.register(sender: sender, M.self, recipients.actor) { (actor: isolated FormActor<M, S>) in
+            office.register(sender: sender, recipients.actor) { (actor: isolated FormActor<M, S>, _: M) in
                 withExtendedLifetime(keep) { actor.log.record(nil) }
             }
         case .actorMethodAny:
@@ -378,9 +401,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .actorMethodExactWithSender:
             office.register(sender: sender, recipients.actor, FormActor<M, S>.take(_:from:))
         case .actorMethodNoContents:
-            office.register(M.self, recipients.actor, FormActor<M, S>.reload)
+            office.register(recipients.actor, FormActor<M, S>.takeIgnoring(_:))
         case .actorMethodExactNoContents:
-            office.register(sender: sender, M.self, recipients.actor, FormActor<M, S>.reload)
+            office.register(sender: sender, recipients.actor, FormActor<M, S>.takeIgnoring(_:))
         case .conformingAny:
             office.register(queue: queue, conformingTo: (any FormMail).self) { (mail: any FormMail) in
                 withExtendedLifetime(keep) { log.record(mail.n) }
@@ -443,31 +466,34 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 (mail: any FormMail, sender: S) async in withExtendedLifetime(keep) { log.record(mail.n, sender.name) }
             }
         case .catchAll:
-            office.register(queue: queue) { (mail: any Mail) in
+            office.register(queue: queue, conformingTo: (any Mail).self) { (mail: any Mail) in
                 withExtendedLifetime(keep) { log.record((mail as? any FormMail)?.n) }
             }
         case .catchAllWithSender:
-            office.register(queue: queue) { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
+            office.register(queue: queue, conformingTo: (any Mail).self) {
+                (mail: any Mail, sender: (any AnyObject & Sendable)?) in
                 withExtendedLifetime(keep) {
                     log.record((mail as? any FormMail)?.n, (sender as? any FormSender)?.name ?? "nil")
                 }
             }
         case .mainActorCatchAll:
-            office.register(on: .mainActor) { (mail: any Mail) in
+            office.register(on: .mainActor, conformingTo: (any Mail).self) { (mail: any Mail) in
                 withExtendedLifetime(keep) { log.recordOnMainActor((mail as? any FormMail)?.n) }
             }
         case .mainActorCatchAllWithSender:
-            office.register(on: .mainActor) { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
+            office.register(on: .mainActor, conformingTo: (any Mail).self) {
+                (mail: any Mail, sender: (any AnyObject & Sendable)?) in
                 withExtendedLifetime(keep) {
                     log.recordOnMainActor((mail as? any FormMail)?.n, (sender as? any FormSender)?.name ?? "nil")
                 }
             }
         case .asyncCatchAll:
-            office.register { (mail: any Mail) async in
+            office.register(conformingTo: (any Mail).self) { (mail: any Mail) async in
                 withExtendedLifetime(keep) { log.record((mail as? any FormMail)?.n) }
             }
         case .asyncCatchAllWithSender:
-            office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) async in
+            office.register(conformingTo: (any Mail).self) {
+                (mail: any Mail, sender: (any AnyObject & Sendable)?) async in
                 withExtendedLifetime(keep) {
                     log.record((mail as? any FormMail)?.n, (sender as? any FormSender)?.name ?? "nil")
                 }
@@ -502,9 +528,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 try log.fail(mail.n, sender.name)
             }
         case .closureNoContents:
-            office.register(queue: queue, M.self) { () throws(FormFailure) in try log.fail(nil) }
+            office.register(of: M.self, queue: queue) { (_) throws(FormFailure) in try log.fail(nil) }
         case .closureExactNoContents:
-            office.register(queue: queue, sender: sender, M.self) { () throws(FormFailure) in try log.fail(nil) }
+            office.register(of: M.self, queue: queue, sender: sender) { (_) throws(FormFailure) in try log.fail(nil) }
         case .methodAny:
             office.register(queue: queue, recipients.object, FormObject<M, S>.failReceive(_:))
         case .methodSenderClass:
@@ -516,9 +542,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .methodExactWithSender:
             office.register(queue: queue, sender: sender, recipients.object, FormObject<M, S>.failReceive(_:from:))
         case .methodNoContents:
-            office.register(queue: queue, M.self, recipients.object, FormObject<M, S>.failReload)
+            office.register(queue: queue, recipients.object, FormObject<M, S>.failReceiveIgnoring(_:))
         case .methodExactNoContents:
-            office.register(queue: queue, sender: sender, M.self, recipients.object, FormObject<M, S>.failReload)
+            office.register(queue: queue, sender: sender, recipients.object, FormObject<M, S>.failReceiveIgnoring(_:))
         case .interceptingClosureAny:
             office.intercept { (mail: M) throws(FormFailure) -> Consumption in try log.failPassing(mail.n) }
         case .interceptingClosureSenderClass:
@@ -538,24 +564,46 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 try log.failPassing(mail.n, sender.name)
             }
         case .interceptingClosureNoContents:
-            office.intercept(M.self) { () throws(FormFailure) -> Consumption in try log.failPassing(nil) }
+            office.intercept(of: M.self) { (_) throws(FormFailure) -> Consumption in try log.failPassing(nil) }
         case .interceptingClosureExactNoContents:
-            office.intercept(sender: sender, M.self) { () throws(FormFailure) -> Consumption in try log.failPassing(nil)
+            office.intercept(of: M.self, sender: sender) { (_) throws(FormFailure) -> Consumption in
+                try log.failPassing(nil)
             }
         case .interceptingMethodAny:
-            office.intercept(recipients.object, FormObject<M, S>.failPass(_:))
+            office.intercept(tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M) throws(FormFailure) -> Consumption in
+                try object?.failPass(mail) ?? .passOn
+            }
         case .interceptingMethodSenderClass:
-            office.intercept(recipients.object, FormObject<M, S>.failPass(_:from:))
+            office.intercept(tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M, sender: S) throws(FormFailure) -> Consumption in
+                try object?.failPass(mail, from: sender) ?? .passOn
+            }
         case .interceptingMethodSenderClassOrNone:
-            office.intercept(recipients.object, FormObject<M, S>.failPass(_:fromOptional:))
+            office.intercept(tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M, sender: S?) throws(FormFailure) -> Consumption in
+                try object?.failPass(mail, fromOptional: sender) ?? .passOn
+            }
         case .interceptingMethodExact:
-            office.intercept(sender: sender, recipients.object, FormObject<M, S>.failPass(_:))
+            office.intercept(sender: sender, tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M) throws(FormFailure) -> Consumption in
+                try object?.failPass(mail) ?? .passOn
+            }
         case .interceptingMethodExactWithSender:
-            office.intercept(sender: sender, recipients.object, FormObject<M, S>.failPass(_:from:))
+            office.intercept(sender: sender, tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M, sender: S) throws(FormFailure) -> Consumption in
+                try object?.failPass(mail, from: sender) ?? .passOn
+            }
         case .interceptingMethodNoContents:
-            office.intercept(M.self, recipients.object, FormObject<M, S>.failPassReload)
+            office.intercept(tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M) throws(FormFailure) -> Consumption in
+                try object?.failPassIgnoring(mail) ?? .passOn
+            }
         case .interceptingMethodExactNoContents:
-            office.intercept(sender: sender, M.self, recipients.object, FormObject<M, S>.failPassReload)
+            office.intercept(sender: sender, tiedTo: recipients.object) {
+                [weak object = recipients.object] (mail: M) throws(FormFailure) -> Consumption in
+                try object?.failPassIgnoring(mail) ?? .passOn
+            }
         case .mainActorClosureAny:
             office.register(on: .mainActor) { (mail: M) throws(FormFailure) in try log.failOnMainActor(mail.n) }
         case .mainActorClosureSenderClass:
@@ -575,9 +623,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 try log.failOnMainActor(mail.n, sender.name)
             }
         case .mainActorClosureNoContents:
-            office.register(on: .mainActor, M.self) { () throws(FormFailure) in try log.failOnMainActor(nil) }
+            office.register(on: .mainActor, of: M.self) { (_) throws(FormFailure) in try log.failOnMainActor(nil) }
         case .mainActorClosureExactNoContents:
-            office.register(on: .mainActor, sender: sender, M.self) { () throws(FormFailure) in
+            office.register(on: .mainActor, of: M.self, sender: sender) { (_) throws(FormFailure) in
                 try log.failOnMainActor(nil)
             }
         case .mainActorMethodAny:
@@ -591,9 +639,10 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .mainActorMethodExactWithSender:
             office.register(sender: sender, recipients.mainActorObject, FormMainActorObject<M, S>.failReceive(_:from:))
         case .mainActorMethodNoContents:
-            office.register(M.self, recipients.mainActorObject, FormMainActorObject<M, S>.failReload)
+            office.register(recipients.mainActorObject, FormMainActorObject<M, S>.failReceiveIgnoring(_:))
         case .mainActorMethodExactNoContents:
-            office.register(sender: sender, M.self, recipients.mainActorObject, FormMainActorObject<M, S>.failReload)
+            office.register(
+                sender: sender, recipients.mainActorObject, FormMainActorObject<M, S>.failReceiveIgnoring(_:))
         case .asyncClosureAny:
             office.register { (mail: M) async throws(FormFailure) in try log.fail(mail.n) }
         case .asyncClosureSenderClass:
@@ -609,9 +658,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 try log.fail(mail.n, sender.name)
             }
         case .asyncClosureNoContents:
-            office.register(M.self) { () async throws(FormFailure) in try log.fail(nil) }
+            office.register(of: M.self) { (_) async throws(FormFailure) in try log.fail(nil) }
         case .asyncClosureExactNoContents:
-            office.register(sender: sender, M.self) { () async throws(FormFailure) in try log.fail(nil) }
+            office.register(of: M.self, sender: sender) { (_) async throws(FormFailure) in try log.fail(nil) }
         case .actorAny:
             office.register(recipients.actor) { (actor: isolated FormActor<M, S>, mail: M) throws(FormFailure) in
                 try actor.log.fail(mail.n)
@@ -636,12 +685,12 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 try actor.log.fail(mail.n, sender.name)
             }
         case .actorNoContents:
-            office.register(M.self, recipients.actor) { (actor: isolated FormActor<M, S>) throws(FormFailure) in
+            office.register(recipients.actor) { (actor: isolated FormActor<M, S>, _: M) throws(FormFailure) in
                 try actor.log.fail(nil)
             }
         case .actorExactNoContents:
-            office.register(sender: sender, M.self, recipients.actor) {
-                (actor: isolated FormActor<M, S>) throws(FormFailure) in try actor.log.fail(nil)
+            office.register(sender: sender, recipients.actor) {
+                (actor: isolated FormActor<M, S>, _: M) throws(FormFailure) in try actor.log.fail(nil)
             }
         case .actorMethodAny:
             office.register(recipients.actor, FormActor<M, S>.failTake(_:))
@@ -654,9 +703,9 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .actorMethodExactWithSender:
             office.register(sender: sender, recipients.actor, FormActor<M, S>.failTake(_:from:))
         case .actorMethodNoContents:
-            office.register(M.self, recipients.actor, FormActor<M, S>.failReload)
+            office.register(recipients.actor, FormActor<M, S>.failTakeIgnoring(_:))
         case .actorMethodExactNoContents:
-            office.register(sender: sender, M.self, recipients.actor, FormActor<M, S>.failReload)
+            office.register(sender: sender, recipients.actor, FormActor<M, S>.failTakeIgnoring(_:))
         case .conformingAny:
             office.register(queue: queue, conformingTo: (any FormMail).self) {
                 (mail: any FormMail) throws(FormFailure) in try log.fail(mail.n)
@@ -720,28 +769,30 @@ enum RegisterForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 (mail: any FormMail, sender: S) async throws(FormFailure) in try log.fail(mail.n, sender.name)
             }
         case .catchAll:
-            office.register(queue: queue) { (mail: any Mail) throws(FormFailure) in
+            office.register(queue: queue, conformingTo: (any Mail).self) { (mail: any Mail) throws(FormFailure) in
                 try log.failIfForm(mail, sender: nil, onMainActor: false)
             }
         case .catchAllWithSender:
-            office.register(queue: queue) { (mail: any Mail, sender: (any AnyObject & Sendable)?) throws(FormFailure) in
+            office.register(queue: queue, conformingTo: (any Mail).self) {
+                (mail: any Mail, sender: (any AnyObject & Sendable)?) throws(FormFailure) in
                 try log.failIfForm(mail, sender: (sender as? any FormSender)?.name ?? "nil", onMainActor: false)
             }
         case .mainActorCatchAll:
-            office.register(on: .mainActor) { (mail: any Mail) throws(FormFailure) in
+            office.register(on: .mainActor, conformingTo: (any Mail).self) { (mail: any Mail) throws(FormFailure) in
                 try log.failIfForm(mail, sender: nil, onMainActor: true)
             }
         case .mainActorCatchAllWithSender:
-            office.register(on: .mainActor) {
+            office.register(on: .mainActor, conformingTo: (any Mail).self) {
                 (mail: any Mail, sender: (any AnyObject & Sendable)?) throws(FormFailure) in
                 try log.failIfForm(mail, sender: (sender as? any FormSender)?.name ?? "nil", onMainActor: true)
             }
         case .asyncCatchAll:
-            office.register { (mail: any Mail) async throws(FormFailure) in
+            office.register(conformingTo: (any Mail).self) { (mail: any Mail) async throws(FormFailure) in
                 try log.failIfForm(mail, sender: nil, onMainActor: false)
             }
         case .asyncCatchAllWithSender:
-            office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) async throws(FormFailure) in
+            office.register(conformingTo: (any Mail).self) {
+                (mail: any Mail, sender: (any AnyObject & Sendable)?) async throws(FormFailure) in
                 try log.failIfForm(mail, sender: (sender as? any FormSender)?.name ?? "nil", onMainActor: false)
             }
         }

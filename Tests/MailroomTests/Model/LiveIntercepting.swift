@@ -1,11 +1,14 @@
-// The `intercept` overloads a sequence's interceptors use: seven filters, as closures and as methods, always on
-// the posting thread.
+// The `intercept` overloads a sequence's interceptors use: seven filters, as closures and as closures tied to an
+// object (there are no intercepting methods: the object's "method" is a closure that captures it weakly), always
+// on the posting thread.
 
 import Mailroom
 import Testing
 
 /// Registers with `intercept`: the handler returns `.consumed` on the mail its spec consumes, which ends the
-/// post, and `.passOn` otherwise. `E` is the error the handler may throw: `ModelFailure`, or `Never`.
+/// post, and `.passOn` otherwise. `E` is the error the handler may throw: `ModelFailure`, or `Never`. A spec with
+/// a recipient registers a closure tied to that object (`tiedTo:`), which captures it weakly: it ends when the
+/// object deallocates, but `unregister(object)`, which removes method registrations only, leaves it.
 struct LiveIntercepting<E: Error>: LiveRegistrar {
     let office: PostOffice
     let live: LiveOffice
@@ -19,7 +22,7 @@ struct LiveIntercepting<E: Error>: LiveRegistrar {
         }
         let (live, handling) = (live, handling)
         if form == .mailType {
-            return office.intercept(priority: priority, M.self) { () throws(E) -> Consumption in
+            return office.intercept(of: M.self, priority: priority) { (_: M) throws(E) -> Consumption in
                 try live.answer(E.self, handling, mail: nil, sender: .none)
             }
         }
@@ -31,16 +34,16 @@ struct LiveIntercepting<E: Error>: LiveRegistrar {
     private func registerMethod<M: Mail, R: ModelObject>(_: M.Type, _ form: ModelForm, recipient: R) -> RecipientId {
         let (live, handling) = (live, handling)
         if form == .mailType {
-            return office.intercept(priority: priority, M.self, recipient) { (recipient: R) in
-                { () throws(E) -> Consumption in
-                    try live.answer(E.self, handling, recipient: recipient.name, mail: nil, sender: .none)
-                }
+            return office.intercept(of: M.self, priority: priority, tiedTo: recipient) {
+                [weak recipient] (_: M) throws(E) -> Consumption in
+                guard let recipient else { return .passOn }
+                return try live.answer(E.self, handling, recipient: recipient.name, mail: nil, sender: .none)
             }
         }
-        return office.intercept(priority: priority, recipient) { (recipient: R) in
-            { (mail: M) throws(E) -> Consumption in
-                try live.answer(E.self, handling, recipient: recipient.name, mail: mail, sender: .none)
-            }
+        return office.intercept(priority: priority, tiedTo: recipient) {
+            [weak recipient] (mail: M) throws(E) -> Consumption in
+            guard let recipient else { return .passOn }
+            return try live.answer(E.self, handling, recipient: recipient.name, mail: mail, sender: .none)
         }
     }
 
@@ -66,17 +69,18 @@ struct LiveIntercepting<E: Error>: LiveRegistrar {
     ) -> RecipientId {
         let (live, handling) = (live, handling)
         if case .optionalKind = form {
-            return office.intercept(priority: priority, recipient) { (recipient: R) in
-                { (mail: M, sender: S?) throws(E) -> Consumption in
-                    try live.answer(
-                        E.self, handling, recipient: recipient.name, mail: mail, sender: .some(sender?.name))
-                }
+            return office.intercept(priority: priority, tiedTo: recipient) {
+                [weak recipient] (mail: M, sender: S?) throws(E) -> Consumption in
+                guard let recipient else { return .passOn }
+                return try live.answer(
+                    E.self, handling, recipient: recipient.name, mail: mail, sender: .some(sender?.name))
             }
         }
-        return office.intercept(priority: priority, recipient) { (recipient: R) in
-            { (mail: M, sender: S) throws(E) -> Consumption in
-                try live.answer(E.self, handling, recipient: recipient.name, mail: mail, sender: .some(sender.name))
-            }
+        return office.intercept(priority: priority, tiedTo: recipient) {
+            [weak recipient] (mail: M, sender: S) throws(E) -> Consumption in
+            guard let recipient else { return .passOn }
+            return try live.answer(
+                E.self, handling, recipient: recipient.name, mail: mail, sender: .some(sender.name))
         }
     }
 
@@ -94,7 +98,7 @@ struct LiveIntercepting<E: Error>: LiveRegistrar {
                 try live.answer(E.self, handling, mail: mail, sender: .some(sender.name))
             }
         case .exactMailType:
-            return office.intercept(priority: priority, sender: sender, M.self) { () throws(E) -> Consumption in
+            return office.intercept(of: M.self, priority: priority, sender: sender) { (_: M) throws(E) -> Consumption in
                 try live.answer(E.self, handling, mail: nil, sender: .none)
             }
         default:
@@ -110,24 +114,23 @@ struct LiveIntercepting<E: Error>: LiveRegistrar {
         let (live, handling) = (live, handling)
         switch form {
         case .exactWithSender:
-            return office.intercept(priority: priority, sender: sender, recipient) { (recipient: R) in
-                { (mail: M, sender: S) throws(E) -> Consumption in
-                    try live.answer(
-                        E.self, handling, recipient: recipient.name, mail: mail, sender: .some(sender.name))
-                }
+            return office.intercept(priority: priority, sender: sender, tiedTo: recipient) {
+                [weak recipient] (mail: M, sender: S) throws(E) -> Consumption in
+                guard let recipient else { return .passOn }
+                return try live.answer(
+                    E.self, handling, recipient: recipient.name, mail: mail, sender: .some(sender.name))
             }
         case .exactMailType:
-            return office.intercept(priority: priority, sender: sender, M.self, recipient) {
-                (recipient: R) in
-                { () throws(E) -> Consumption in
-                    try live.answer(E.self, handling, recipient: recipient.name, mail: nil, sender: .none)
-                }
+            return office.intercept(of: M.self, priority: priority, sender: sender, tiedTo: recipient) {
+                [weak recipient] (_: M) throws(E) -> Consumption in
+                guard let recipient else { return .passOn }
+                return try live.answer(E.self, handling, recipient: recipient.name, mail: nil, sender: .none)
             }
         default:
-            return office.intercept(priority: priority, sender: sender, recipient) { (recipient: R) in
-                { (mail: M) throws(E) -> Consumption in
-                    try live.answer(E.self, handling, recipient: recipient.name, mail: mail, sender: .none)
-                }
+            return office.intercept(priority: priority, sender: sender, tiedTo: recipient) {
+                [weak recipient] (mail: M) throws(E) -> Consumption in
+                guard let recipient else { return .passOn }
+                return try live.answer(E.self, handling, recipient: recipient.name, mail: mail, sender: .none)
             }
         }
     }

@@ -20,7 +20,7 @@ struct LiveRegistering<E: Error>: LiveRegistrar {
         }
         let (live, handling) = (live, handling)
         if form == .mailType {
-            return office.register(queue: queue, priority: priority, M.self) { () throws(E) in
+            return office.register(of: M.self, queue: queue, priority: priority) { (_: M) throws(E) in
                 _ = try live.answer(E.self, handling, mail: nil, sender: .none)
             }
         }
@@ -32,8 +32,8 @@ struct LiveRegistering<E: Error>: LiveRegistrar {
     private func registerMethod<M: Mail, R: ModelObject>(_: M.Type, _ form: ModelForm, recipient: R) -> RecipientId {
         let (live, handling) = (live, handling)
         if form == .mailType {
-            return office.register(queue: queue, priority: priority, M.self, recipient) { (recipient: R) in
-                { () throws(E) in
+            return office.register(queue: queue, priority: priority, recipient) { (recipient: R) in
+                { (_: M) throws(E) in
                     _ = try live.answer(E.self, handling, recipient: recipient.name, mail: nil, sender: .none)
                 }
             }
@@ -94,7 +94,7 @@ struct LiveRegistering<E: Error>: LiveRegistrar {
                 _ = try live.answer(E.self, handling, mail: mail, sender: .some(sender.name))
             }
         case .exactMailType:
-            return office.register(queue: queue, priority: priority, sender: sender, M.self) { () throws(E) in
+            return office.register(of: M.self, queue: queue, priority: priority, sender: sender) { (_: M) throws(E) in
                 _ = try live.answer(E.self, handling, mail: nil, sender: .none)
             }
         default:
@@ -117,9 +117,8 @@ struct LiveRegistering<E: Error>: LiveRegistrar {
                 }
             }
         case .exactMailType:
-            return office.register(queue: queue, priority: priority, sender: sender, M.self, recipient) {
-                (recipient: R) in
-                { () throws(E) in
+            return office.register(queue: queue, priority: priority, sender: sender, recipient) { (recipient: R) in
+                { (_: M) throws(E) in
                     _ = try live.answer(E.self, handling, recipient: recipient.name, mail: nil, sender: .none)
                 }
             }
@@ -135,12 +134,13 @@ struct LiveRegistering<E: Error>: LiveRegistrar {
     func registerCatchAll(_ form: ModelForm) -> RecipientId {
         let (live, handling) = (live, handling)
         if form == .catchAllWithSender {
-            return office.register(queue: queue, priority: priority) {
+            return office.register(queue: queue, priority: priority, conformingTo: (any Mail).self) {
                 (mail: any Mail, sender: (any AnyObject & Sendable)?) throws(E) in
                 _ = try live.answer(E.self, handling, mail: mail, sender: .some(live.name(of: sender)))
             }
         }
-        return office.register(queue: queue, priority: priority) { (mail: any Mail) throws(E) in
+        return office.register(queue: queue, priority: priority, conformingTo: (any Mail).self) {
+            (mail: any Mail) throws(E) in
             _ = try live.answer(E.self, handling, mail: mail, sender: .none)
         }
     }

@@ -146,7 +146,10 @@ struct ModelBasedTests {
                 case .register(_, let spec):
                     operations.insert("register")
                     let verb = spec.consumesOn != nil ? "intercepting " : spec.queued ? "queued " : ""
-                    overloads.insert("\(verb)\(spec.recipient == nil ? "closure" : "method") \(spec.form.overload)")
+                    // An interceptor with a recipient is a closure tied to it: there are no intercepting methods.
+                    let recipient =
+                        spec.recipient == nil ? "closure" : spec.consumesOn != nil ? "tied closure" : "method"
+                    overloads.insert("\(verb)\(recipient) \(spec.form.overload)")
                     mailTypes.insert(spec.mail)
                     priorities.insert(spec.priority)
                     if case .kind(let senderClass) = spec.form { senderClasses.insert(senderClass) }
@@ -168,7 +171,8 @@ struct ModelBasedTests {
                 }
             }
         }
-        // 7 forms × closure and method × plain and queued, 7 × 2 interceptors, 2 catch-alls × plain and queued.
+        // 7 forms × closure and method × plain and queued, 7 × 2 interceptors (closure, tied closure), 2 catch-alls ×
+        // plain and queued.
         #expect(overloads.count == 28 + 14 + 4, "\(overloads.sorted())")
         #expect(operations.count == 8, "\(operations.sorted())")
         #expect(

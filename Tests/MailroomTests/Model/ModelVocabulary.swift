@@ -172,7 +172,7 @@ enum ModelMailType: Int, CaseIterable, Sendable, CustomStringConvertible {
 enum ModelForm: Hashable, Sendable {
     /// `(M)`: every `M`, whatever the sender.
     case mail
-    /// `register(M.self) { }`: every `M`, whatever the sender, without the mail.
+    /// `register(of: M.self) { _ in }`: every `M`, whatever the sender, the handler ignoring the mail.
     case mailType
     /// `(M, S)`: a sender of class `S` or a subclass.
     case kind(ModelObjectClass)
@@ -182,13 +182,13 @@ enum ModelForm: Hashable, Sendable {
     case exact(slot: Int)
     /// `register(sender: s) { (M, S) in }`.
     case exactWithSender(slot: Int)
-    /// `register(sender: s, M.self) { }`.
+    /// `register(of: M.self, sender: s) { _ in }`.
     case exactMailType(slot: Int)
-    /// `register { (any Mail) in }`: a catch-all (a wiretap) for every mail, whatever the registration's mail
+    /// `register(conformingTo: (any Mail).self) { (any Mail) in }`: a catch-all (a wiretap) for every mail, whatever the registration's mail
     /// type, `DeliveryFailure` included; closures only. It does not count as a recipient: a `DeliveryFailure`
     /// only catch-alls received goes to the fallback too.
     case catchAll
-    /// `register { (any Mail, (any AnyObject & Sendable)?) in }`.
+    /// `register(conformingTo: (any Mail).self) { (any Mail, (any AnyObject & Sendable)?) in }`.
     case catchAllWithSender
 
     /// The slot of the exact sender, for the `exact` forms.
@@ -276,7 +276,8 @@ enum ModelTrigger: Hashable, Sendable, CustomStringConvertible {
 struct ModelRegistrationSpec: Hashable, Sendable, CustomStringConvertible {
     var mail: ModelMailType
     var form: ModelForm
-    /// The slot whose object's method is registered (held weakly); `nil` registers a closure.
+    /// The slot whose object's method is registered (held weakly), or for an interceptor the object its closure
+    /// is tied to (there are no intercepting methods); `nil` registers a closure.
     var recipient: Int?
     /// Registered with `queue:` the sequence's serial queue, which is kept blocked between drain operations.
     var queued = false
@@ -315,7 +316,11 @@ struct ModelRegistrationSpec: Hashable, Sendable, CustomStringConvertible {
     }
 
     var description: String {
-        let recipient = recipient.map { "method of \(ModelSlots.name($0))" } ?? "closure"
+        let recipient =
+            recipient.map {
+                consumesOn == nil ? "method of \(ModelSlots.name($0))" : "closure tied to \(ModelSlots.name($0))"
+            }
+            ?? "closure"
         let kind = queued ? "queued " : consumesOn == nil ? "" : "interceptor: "
         let priority = priority == 0 ? "" : " at priority \(priority)"
         let consumes = consumesOn.map { " consuming \($0)" } ?? ""

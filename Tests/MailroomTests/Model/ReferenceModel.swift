@@ -39,7 +39,8 @@ struct ReferenceModel {
     private struct Registration {
         let label: String
         let spec: ModelRegistrationSpec
-        /// The object whose method is registered; `nil` for a closure.
+        /// The object whose method is registered, or for an interceptor the object its closure is tied to;
+        /// `nil` for a closure.
         let recipient: Int?
         /// The exact sender; `nil` unless the form is one of the `exact` ones.
         let exactSender: Int?
@@ -160,6 +161,7 @@ struct ReferenceModel {
         }
     }
 
+    /// Removes the object's registrations: its methods' and the interceptors tied to it.
     private mutating func unregisterObject(_ object: Int) {
         for index in registrations.indices {
             let registration = registrations[index]

@@ -65,15 +65,17 @@ struct BadInputTests {
         let plain: @Sendable (Ping) -> Void = { log.record("plain \($0.n)") }
         let typed: @Sendable (Ping, Device) -> Void = { log.record("typed \($0.n) \($1.name)") }
         let optional: @Sendable (Ping, Device?) -> Void = { log.record("optional \($0.n) \($1?.name ?? "nil")") }
-        let bare: @Sendable () -> Void = { log.record("bare") }
+        let bare: @Sendable (Ping) -> Void = { _ in log.record("bare") }
         let exact: @Sendable (Ping) -> Void = { log.record("exact \($0.n)") }
         var ids: [RecipientId] = []
         for _ in 0..<2 {
-            ids.append(office.register(plain))
+            // A function value (not a trailing closure) for an `(M)` form names its mail type: the form's defaulted
+            // `_ mailType` comes before its handler, and an unlabeled argument fills it first.
+            ids.append(office.register(of: Ping.self, plain))
             ids.append(office.register(typed))
             ids.append(office.register(optional))
-            ids.append(office.register(Ping.self, bare))
-            ids.append(office.register(sender: device, exact))
+            ids.append(office.register(of: Ping.self, bare))
+            ids.append(office.register(of: Ping.self, sender: device, exact))
         }
 
         #expect(Set(ids).count == 10)
@@ -100,8 +102,8 @@ struct BadInputTests {
         let queue = DispatchQueue(label: "mailroom.tests.reliability.same-closure")
         let received = Recorder<Int>()
         let handler: @Sendable (Ping) -> Void = { received.record($0.n) }
-        let first = office.register(queue: queue, handler)
-        let second = office.register(queue: queue, handler)
+        let first = office.register(of: Ping.self, queue: queue, handler)
+        let second = office.register(of: Ping.self, queue: queue, handler)
 
         office.post(Ping(n: 1))
         office.post(Ping(n: 2))

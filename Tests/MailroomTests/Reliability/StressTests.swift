@@ -422,27 +422,13 @@ private final class StressProbe: Sendable {
         receive(.exactTyped, M.stressKind, senderKind(of: S.self), post: mail.n, sender: sender.stressSerial)
     }
 
-    func pingArrived() { receive(.noArgument, .ping, nil, post: nil, sender: -2) }
-    func pongArrived() { receive(.noArgument, .pong, nil, post: nil, sender: -2) }
-    func memoArrived() { receive(.noArgument, .memo, nil, post: nil, sender: -2) }
-    func urgentMemoArrived() { receive(.noArgument, .urgentMemo, nil, post: nil, sender: -2) }
-    func exactPingArrived() { receive(.exactNoArgument, .ping, nil, post: nil, sender: -2) }
-    func exactPongArrived() { receive(.exactNoArgument, .pong, nil, post: nil, sender: -2) }
-    func exactMemoArrived() { receive(.exactNoArgument, .memo, nil, post: nil, sender: -2) }
-    func exactUrgentMemoArrived() { receive(.exactNoArgument, .urgentMemo, nil, post: nil, sender: -2) }
+    /// The "no argument" forms: a method that takes the mail and ignores it (the handler named its mail type).
+    func arrived<M: StressMail>(_: M) {
+        receive(.noArgument, M.stressKind, nil, post: nil, sender: -2)
+    }
 
-    /// The no-argument method for mail of `kind`.
-    static func noArgumentMethod(_ kind: StressMailKind, exact: Bool) -> @Sendable (StressProbe) -> () -> Void {
-        switch (kind, exact) {
-        case (.ping, false): StressProbe.pingArrived
-        case (.pong, false): StressProbe.pongArrived
-        case (.memo, false): StressProbe.memoArrived
-        case (.urgentMemo, false): StressProbe.urgentMemoArrived
-        case (.ping, true): StressProbe.exactPingArrived
-        case (.pong, true): StressProbe.exactPongArrived
-        case (.memo, true): StressProbe.exactMemoArrived
-        case (.urgentMemo, true): StressProbe.exactUrgentMemoArrived
-        }
+    func exactArrived<M: StressMail>(_: M) {
+        receive(.exactNoArgument, M.stressKind, nil, post: nil, sender: -2)
     }
 }
 
@@ -520,8 +506,8 @@ private func registerMethod<M: StressMail, S: StressSender>(
         let method: @Sendable (StressProbe) -> (M, S?) -> Void = StressProbe.optional
         return office.register(queue: queue, priority: priority, probe, method)
     case (.noArgument, _):
-        return office.register(
-            queue: queue, priority: priority, M.self, probe, StressProbe.noArgumentMethod(M.stressKind, exact: false))
+        let method: @Sendable (StressProbe) -> (M) -> Void = StressProbe.arrived
+        return office.register(queue: queue, priority: priority, probe, method)
     case (.exact, let sender?):
         let method: @Sendable (StressProbe) -> (M) -> Void = StressProbe.exact
         return office.register(queue: queue, priority: priority, sender: sender, probe, method)
@@ -529,9 +515,8 @@ private func registerMethod<M: StressMail, S: StressSender>(
         let method: @Sendable (StressProbe) -> (M, S) -> Void = StressProbe.exactTyped
         return office.register(queue: queue, priority: priority, sender: sender, probe, method)
     case (.exactNoArgument, let sender?):
-        return office.register(
-            queue: queue, priority: priority, sender: sender, M.self, probe,
-            StressProbe.noArgumentMethod(M.stressKind, exact: true))
+        let method: @Sendable (StressProbe) -> (M) -> Void = StressProbe.exactArrived
+        return office.register(queue: queue, priority: priority, sender: sender, probe, method)
     default:
         preconditionFailure("an exact form without its sender")
     }
@@ -556,7 +541,7 @@ private func registerClosure<M: StressMail, S: StressSender, E: Error>(
             _ = try record.answer(E.self, post: mail.n, sender: sender?.stressSerial ?? -1)
         }
     case (.noArgument, _):
-        return office.register(queue: queue, priority: priority, M.self) { () throws(E) in
+        return office.register(of: M.self, queue: queue, priority: priority) { (_: M) throws(E) in
             _ = try record.answer(E.self, post: nil, sender: -2)
         }
     case (.exact, let sender?):
@@ -568,7 +553,7 @@ private func registerClosure<M: StressMail, S: StressSender, E: Error>(
             _ = try record.answer(E.self, post: mail.n, sender: sender.stressSerial)
         }
     case (.exactNoArgument, let sender?):
-        return office.register(queue: queue, priority: priority, sender: sender, M.self) { () throws(E) in
+        return office.register(of: M.self, queue: queue, priority: priority, sender: sender) { (_: M) throws(E) in
             _ = try record.answer(E.self, post: nil, sender: -2)
         }
     default:
@@ -595,7 +580,7 @@ private func interceptClosure<M: StressMail, S: StressSender, E: Error>(
             try record.answer(E.self, post: mail.n, sender: sender?.stressSerial ?? -1)
         }
     case (.noArgument, _):
-        return office.intercept(priority: priority, M.self) { () throws(E) -> Consumption in
+        return office.intercept(of: M.self, priority: priority) { (_: M) throws(E) -> Consumption in
             try record.answer(E.self, post: nil, sender: -2)
         }
     case (.exact, let sender?):
@@ -607,7 +592,7 @@ private func interceptClosure<M: StressMail, S: StressSender, E: Error>(
             try record.answer(E.self, post: mail.n, sender: sender.stressSerial)
         }
     case (.exactNoArgument, let sender?):
-        return office.intercept(priority: priority, sender: sender, M.self) { () throws(E) -> Consumption in
+        return office.intercept(of: M.self, priority: priority, sender: sender) { (_: M) throws(E) -> Consumption in
             try record.answer(E.self, post: nil, sender: -2)
         }
     default:

@@ -79,7 +79,7 @@ struct ClassMailTests {
         }
         office.register(sender: device) { (parcel: Parcel) in log.record("exact parcel \(parcel.tag)") }
         office.register(sender: device, screen, Screen.receiveLetter)
-        office.register(Parcel.self, screen, Screen.refresh)
+        office.register(screen, Screen.refresh(on: Parcel.self))
         office.register(queue: queue) { (letter: Letter) in log.record("queued letter \(letter.tag)") }
 
         office.post(Crate("1"), sender: device)

@@ -56,7 +56,8 @@ struct QueueDeliveryTests {
         office.register(queue: marked.queue) { (_: Ping) in labels.record(marked.currentLabel ?? "not on queue") }
         office.register(queue: marked.queue, screen, Screen.receivePing)
         office.register(queue: marked.queue, screen, Screen.receivePingFromDevice)
-        office.register(queue: marked.queue, Ping.self) { labels.record(marked.currentLabel ?? "not on queue") }
+        office.register(of: Ping.self, queue: marked.queue) { _ in labels.record(marked.currentLabel ?? "not on queue")
+        }
 
         office.post(Ping(n: 1), sender: Device("device"))
         drain(marked.queue)

@@ -44,8 +44,8 @@ struct ExactSenderTests {
         let log = Log()
         let screen = Screen("screen", log: log)
         let device = Device("device")
-        office.register(sender: device, Chime.self) { log.record("closure chime") }
-        office.register(sender: device, Chime.self, screen, Screen.refresh)
+        office.register(of: Chime.self, sender: device) { _ in log.record("closure chime") }
+        office.register(sender: device, screen, Screen.refresh(on: Chime.self))
 
         office.post(Chime(), sender: device)
         office.post(Chime(), sender: Device("device"))
@@ -79,7 +79,7 @@ struct ExactSenderTests {
         weak let weakDevice = device
         office.register(sender: device!) { (ping: Ping) in log.record("exact \(ping.n)") }
         office.register(sender: device!) { (ping: Ping, _: Device) in log.record("exact with sender \(ping.n)") }
-        office.register(sender: device!, Chime.self) { log.record("exact chime") }
+        office.register(of: Chime.self, sender: device!) { _ in log.record("exact chime") }
         office.post(Ping(n: 1), sender: device)
         #expect(office.registrationCount == 4)
 

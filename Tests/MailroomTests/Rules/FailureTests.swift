@@ -248,7 +248,7 @@ struct FailureTests {
         office.register(sender: phone) { (failure: DeliveryFailure) in
             log.record("from the phone: \(Self.describe(failure))")
         }
-        office.register { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail, sender: (any AnyObject & Sendable)?) in
             log.record("catch-all: \(Self.describe(mail)) from \(senderName(sender))")
         }
         let pinger = office.register { (ping: Ping) throws(Oops) in throw Oops(tag: "ping \(ping.n)") }
@@ -348,7 +348,7 @@ struct FailureTests {
         let (office, unheard) = officeCollectingUnheardFailures()
         let log = Log()
         office.register { (failure: DeliveryFailure) in log.record("report: \(failure)") }
-        let catchAll = office.register { (mail: any Mail) throws(Oops) in
+        let catchAll = office.register(conformingTo: (any Mail).self) { (mail: any Mail) throws(Oops) in
             log.record("catch-all: \(typeName(mail))")
             throw Oops(tag: typeName(mail))
         }
@@ -371,7 +371,7 @@ struct FailureTests {
     func throwingCatchAllWithoutReportRecipients() {
         let (office, unheard) = officeCollectingUnheardFailures()
         let log = Log()
-        let catchAll = office.register { (mail: any Mail) throws(Oops) in
+        let catchAll = office.register(conformingTo: (any Mail).self) { (mail: any Mail) throws(Oops) in
             log.record("catch-all: \(typeName(mail))")
             throw Oops(tag: typeName(mail))
         }
@@ -424,7 +424,7 @@ struct FailureTests {
     func catchAllDoesNotHearReports() {
         let (office, unheard) = officeCollectingUnheardFailures()
         let log = Log()
-        office.register { (mail: any Mail) in log.record(typeName(mail)) }
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail) in log.record(typeName(mail)) }
         let pinger = office.register { (_: Ping) throws(Oops) in throw Oops(tag: "ping") }
 
         office.post(Ping(n: 1))

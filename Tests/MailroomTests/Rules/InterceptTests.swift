@@ -2,7 +2,7 @@ import Dispatch
 import Mailroom
 import Testing
 
-/// An interceptor registered by its methods: it logs each mail it sees and consumes it.
+/// An interceptor whose methods log each mail they see and consume it; registered as closures tied to it.
 private final class KeyFilter: Sendable {
     let log: Log
 
@@ -21,7 +21,8 @@ private final class KeyFilter: Sendable {
     }
 }
 
-/// An object whose methods consume `ProbeParcel`s, logging them, for the intercepting method forms.
+/// An object whose methods consume `ProbeParcel`s, logging them, for the intercepting "method" forms: closures tied
+/// to it that call them (there are no intercepting methods).
 private final class Consumer: Sendable {
     let log: FormLog
 
@@ -36,7 +37,7 @@ private final class Consumer: Sendable {
     func consume(_ parcel: ProbeParcel, fromOptional courier: ProbeCourier?) -> Consumption {
         log.consume(parcel.n, courier?.name ?? "nil")
     }
-    func consumeReload() -> Consumption { log.consume(nil) }
+    func consumeIgnoring(_: ProbeParcel) -> Consumption { log.consume(nil) }
 }
 
 extension FormLog {
@@ -64,7 +65,9 @@ struct InterceptTests {
             return ping.n == 1 ? .consumed : .passOn
         }
         office.register { (ping: Ping) in log.record("after \(ping.n)") }
-        office.register { (mail: any Mail) in log.record("catch-all after \(typeName(mail))") }
+        office.register(conformingTo: (any Mail).self) { (mail: any Mail) in
+            log.record("catch-all after \(typeName(mail))")
+        }
         office.register(queue: queue) { (ping: Ping) in deferred.record("queue \(ping.n)") }
         office.register(on: .mainActor) { (ping: Ping) in deferred.record("main actor \(ping.n)") }
         office.register { (ping: Ping) async in deferred.record("async \(ping.n)") }
@@ -157,7 +160,7 @@ struct InterceptTests {
         let reports = Log()
         office.register { (lost: UndeliveredMail) in reports.record("\(lost.mail)") }
         office.intercept { (_: Ping) in .consumed }
-        office.intercept(Pong.self) { .consumed }
+        office.intercept(of: Pong.self) { _ in .consumed }
         office.register { (_: Pong) in reports.record("never: after the interceptor") }
 
         office.post(Ping(n: 1))
@@ -258,15 +261,22 @@ struct InterceptTests {
         #expect(log.events == ["interceptor 1", "interceptor 2", "after 2"])
     }
 
-    @Test("A method interceptor holds its object weakly: once the object is gone it is skipped, and the post goes on")
-    func methodInterceptorWithAGoneRecipient() {
+    @Test(
+        "An interceptor tied to an object that it captures weakly ends with the object: once it is gone it is skipped, and the post goes on"
+    )
+    func tiedInterceptorWithAGoneObject() {
         let office = PostOffice()
         let log = Log()
         let device = Device("device")
         do {
             let filter = KeyFilter(log: log)
-            office.intercept(priority: .high, filter, KeyFilter.handle(_:))
-            office.intercept(priority: .high, filter, KeyFilter.handle(_:from:))
+            office.intercept(priority: .high, tiedTo: filter) { [weak filter] (ping: Ping) -> Consumption in
+                filter?.handle(ping) ?? .passOn
+            }
+            office.intercept(priority: .high, tiedTo: filter) {
+                [weak filter] (ping: Ping, device: Device) -> Consumption in
+                filter?.handle(ping, from: device) ?? .passOn
+            }
             office.register { (ping: Ping) in log.record("after \(ping.n)") }
             withExtendedLifetime(filter) {
                 office.post(Ping(n: 1))
@@ -281,7 +291,8 @@ struct InterceptTests {
         #expect(office.registrationCount == 1)
     }
 
-    /// Every intercepting form, closure and method, with a handler that consumes: five posts (see `FivePosts`).
+    /// Every intercepting form, closure and closure tied to an object, with a handler that consumes: five posts (see
+    /// `FivePosts`).
     @Test(
         "Every intercept form consumes exactly the posts its filter accepts",
         arguments: RegisterForm.allCases.filter { [.interceptingClosure, .interceptingMethod].contains($0.kind) })
@@ -307,7 +318,8 @@ struct InterceptTests {
         withExtendedLifetime(consumer) {}
     }
 
-    /// Registers `form`, an intercepting form, with a handler (or method) that logs and consumes each mail.
+    /// Registers `form`, an intercepting form, with a handler (or a closure tied to `consumer` that calls its method)
+    /// that logs and consumes each mail.
     private static func registerConsuming(
         _ form: RegisterForm, on office: PostOffice, exact: ProbeCourier, consumer: Consumer
     ) {
@@ -328,23 +340,40 @@ struct InterceptTests {
                 log.consume(parcel.n, courier.name)
             }
         case .interceptingClosureNoContents:
-            office.intercept(ProbeParcel.self) { log.consume(nil) }
+            office.intercept(of: ProbeParcel.self) { _ in log.consume(nil) }
         case .interceptingClosureExactNoContents:
-            office.intercept(sender: exact, ProbeParcel.self) { log.consume(nil) }
+            office.intercept(of: ProbeParcel.self, sender: exact) { _ in log.consume(nil) }
         case .interceptingMethodAny:
-            office.intercept(consumer, Consumer.consume(_:))
+            office.intercept(tiedTo: consumer) { [weak consumer] (parcel: ProbeParcel) -> Consumption in
+                consumer?.consume(parcel) ?? .passOn
+            }
         case .interceptingMethodSenderClass:
-            office.intercept(consumer, Consumer.consume(_:from:))
+            office.intercept(tiedTo: consumer) {
+                [weak consumer] (parcel: ProbeParcel, courier: ProbeCourier) -> Consumption in
+                consumer?.consume(parcel, from: courier) ?? .passOn
+            }
         case .interceptingMethodSenderClassOrNone:
-            office.intercept(consumer, Consumer.consume(_:fromOptional:))
+            office.intercept(tiedTo: consumer) {
+                [weak consumer] (parcel: ProbeParcel, courier: ProbeCourier?) -> Consumption in
+                consumer?.consume(parcel, fromOptional: courier) ?? .passOn
+            }
         case .interceptingMethodExact:
-            office.intercept(sender: exact, consumer, Consumer.consume(_:))
+            office.intercept(sender: exact, tiedTo: consumer) {
+                [weak consumer] (parcel: ProbeParcel) -> Consumption in consumer?.consume(parcel) ?? .passOn
+            }
         case .interceptingMethodExactWithSender:
-            office.intercept(sender: exact, consumer, Consumer.consume(_:from:))
+            office.intercept(sender: exact, tiedTo: consumer) {
+                [weak consumer] (parcel: ProbeParcel, courier: ProbeCourier) -> Consumption in
+                consumer?.consume(parcel, from: courier) ?? .passOn
+            }
         case .interceptingMethodNoContents:
-            office.intercept(ProbeParcel.self, consumer, Consumer.consumeReload)
+            office.intercept(tiedTo: consumer) { [weak consumer] (parcel: ProbeParcel) -> Consumption in
+                consumer?.consumeIgnoring(parcel) ?? .passOn
+            }
         case .interceptingMethodExactNoContents:
-            office.intercept(sender: exact, ProbeParcel.self, consumer, Consumer.consumeReload)
+            office.intercept(sender: exact, tiedTo: consumer) {
+                [weak consumer] (parcel: ProbeParcel) -> Consumption in consumer?.consumeIgnoring(parcel) ?? .passOn
+            }
         default:
             Issue.record("\(form) is not an intercepting form")
         }

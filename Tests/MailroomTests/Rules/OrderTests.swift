@@ -23,8 +23,8 @@ struct OrderTests {
         office.register(sender: otherDevice) { (_: Crate) in log.record("never: other exact sender") }
         office.register(screen, Screen.receiveParcelFromOptionalDevice)
         office.register { (_: Crate) in log.record("10 crate closure") }
-        office.register(sender: device, Parcel.self, screen, Screen.refresh)
-        office.register(Letter.self) { log.record("12 letter no-args") }
+        office.register(sender: device, screen, Screen.refresh(on: Parcel.self))
+        office.register(of: Letter.self) { _ in log.record("12 letter no-args") }
         office.register(sender: device) { (_: Crate, sender: Device) in
             log.record("13 exact crate from \(sender.name)")
         }
@@ -68,10 +68,10 @@ struct OrderTests {
         let screen = Screen("screen", log: log)
         let phone = Phone("phone")
 
-        office.register(sender: phone, Crate.self) { log.record("1 exact crate") }
+        office.register(of: Crate.self, sender: phone) { _ in log.record("1 exact crate") }
         office.register(sender: phone, screen, Screen.receiveLetter)
         office.register { (_: Letter) in log.record("3 letter closure") }
-        office.register(Crate.self, screen, Screen.refresh)
+        office.register(screen, Screen.refresh(on: Crate.self))
         office.register { (_: Parcel, _: Phone) in log.record("5 parcel from phone") }
         office.register(screen, Screen.receiveCrateFromDevice)
         office.register { (_: Crate, _: Device?) in log.record("7 crate from optional device") }

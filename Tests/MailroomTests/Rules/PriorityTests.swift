@@ -44,7 +44,9 @@ struct PriorityTests {
         office.register { (_: SevereNotice) in log.record("2 severe") }
         office.register(priority: .high) { (_: UrgentNotice, _: Device) in log.record("3 urgent from device high") }
         office.register(priority: 5, conformingTo: Alert.self) { _ in log.record("4 alert 5") }
-        office.register(priority: .high) { (_: any Mail) in log.record("5 catch-all high") }
+        office.register(priority: .high, conformingTo: (any Mail).self) { (_: any Mail) in
+            log.record("5 catch-all high")
+        }
         office.register(priority: 5, sender: phone) { (_: Notice) in log.record("6 exact notice 5") }
         office.register(priority: .low) { (_: Notice, _: Device?) in log.record("7 notice from device? low") }
         office.register(priority: 5, bulletin, Bulletin.receive(_:))
@@ -53,15 +55,17 @@ struct PriorityTests {
         }
         office.register(priority: -5, conformingTo: Alert.self) { (_, _: Phone) in log.record("10 alert from phone -5")
         }
-        office.register { (_: any Mail, _: (any AnyObject & Sendable)?) in log.record("11 catch-all") }
+        office.register(conformingTo: (any Mail).self) { (_: any Mail, _: (any AnyObject & Sendable)?) in
+            log.record("11 catch-all")
+        }
         office.intercept(priority: 5) { (_: UrgentNotice) in
             log.record("12 interceptor 5")
             return .passOn
         }
         office.register(urgentBulletin, Bulletin.receive(_:from:))
         office.register { (_: SevereNotice) in log.record("14 severe") }
-        office.register(priority: .low, sender: phone, SevereNotice.self) { log.record("15 exact severe low") }
-        office.register(priority: 200, Notice.self) { log.record("16 notice 200") }
+        office.register(of: SevereNotice.self, priority: .low, sender: phone) { _ in log.record("15 exact severe low") }
+        office.register(of: Notice.self, priority: 200) { _ in log.record("16 notice 200") }
 
         office.post(SevereNotice("s"), sender: phone)
         #expect(
@@ -104,7 +108,7 @@ struct PriorityTests {
         office.register(priority: 2) { (_: Ping, _: Device) in log.record("d 2") }
         office.register(priority: 1) { (_: Ping, _: Device?) in log.record("e 1") }
         office.register(priority: 2, sender: device) { (_: Ping) in log.record("f 2 exact") }
-        office.register(priority: 1) { (_: any Mail) in log.record("g 1 catch-all") }
+        office.register(priority: 1, conformingTo: (any Mail).self) { (_: any Mail) in log.record("g 1 catch-all") }
 
         office.post(Ping(n: 1), sender: device)
 
@@ -231,7 +235,9 @@ struct PriorityTests {
         office.register(queue: queue, priority: .high) { (_: Ping) in log.record("high") }
         office.register(queue: queue, priority: 5) { (_: Ping, _: Device) in log.record("5 from device") }
         office.register(queue: queue, priority: .high, sender: device) { (_: Ping) in log.record("exact high") }
-        office.register(queue: queue, priority: 50) { (_: any Mail) in log.record("catch-all 50") }
+        office.register(queue: queue, priority: 50, conformingTo: (any Mail).self) { (_: any Mail) in
+            log.record("catch-all 50")
+        }
         office.register(queue: queue) { (_: Ping) in log.record("normal 2") }
 
         try await office.deliver(Ping(n: 1), sender: device)
@@ -248,7 +254,9 @@ struct PriorityTests {
         office.register(on: .mainActor) { (_: Ping) in log.record("normal 1") }
         office.register(on: .mainActor, priority: .high) { (_: Ping) in log.record("high") }
         office.register(on: .mainActor, priority: .high, sender: device) { (_: Ping) in log.record("exact high") }
-        office.register(on: .mainActor, priority: 7) { (_: any Mail) in log.record("catch-all 7") }
+        office.register(on: .mainActor, priority: 7, conformingTo: (any Mail).self) { (_: any Mail) in
+            log.record("catch-all 7")
+        }
         office.register(on: .mainActor, priority: 7) { (_: Ping, _: Device?) in log.record("7 from device?") }
         office.register(on: .mainActor) { (_: Ping) in log.record("normal 2") }
 
@@ -267,7 +275,7 @@ struct PriorityTests {
         let a = office.register { (_: Ping) in }
         let b = office.register(priority: .high) { (_: Pong) in }
         let c = office.register(queue: queue, priority: .low) { (_: Ping) in }
-        let d = office.register(priority: 5) { (_: any Mail) in }
+        let d = office.register(priority: 5, conformingTo: (any Mail).self) { (_: any Mail) in }
         let e = office.register(sender: device) { (_: Ping) in }
         let f = office.intercept(priority: Priority(Int16.max)) { (_: Pong) in .passOn }
         let g = office.register(priority: .high, conformingTo: Alert.self) { _ in }
@@ -293,11 +301,14 @@ struct PriorityTests {
             log.record("exact interceptor high")
             return .passOn
         }
-        office.intercept(priority: 5, Notice.self) {
+        office.intercept(of: Notice.self, priority: 5) { _ in
             log.record("interceptor 5")
             return .passOn
         }
-        office.intercept(priority: .high, bulletin, Bulletin.pass)
+        // An interceptor tied to the bulletin, calling its method (there are no intercepting methods).
+        office.intercept(priority: .high, tiedTo: bulletin) { [weak bulletin] (notice: Notice) -> Consumption in
+            bulletin?.pass(notice) ?? .passOn
+        }
 
         office.post(Notice("n"), sender: device)
 
@@ -455,7 +466,8 @@ private enum SeededShape: CaseIterable {
         case .urgent: office.register(priority: priority) { (_: UrgentNotice) in log.record(label) }
         case .severe: office.register(priority: priority) { (_: SevereNotice) in log.record(label) }
         case .alert: office.register(priority: priority, conformingTo: Alert.self) { _ in log.record(label) }
-        case .catchAll: office.register(priority: priority) { (_: any Mail) in log.record(label) }
+        case .catchAll:
+            office.register(priority: priority, conformingTo: (any Mail).self) { (_: any Mail) in log.record(label) }
         case .urgentFromDevice:
             office.register(priority: priority) { (_: UrgentNotice, _: Device) in log.record(label) }
         case .noticeFromOptionalPhone:
@@ -473,17 +485,20 @@ private enum SeededShape: CaseIterable {
                 return .passOn
             }
         case .interceptExact:
-            office.intercept(priority: priority, sender: phone, Notice.self) {
+            office.intercept(of: Notice.self, priority: priority, sender: phone) { _ in
                 log.record(label)
                 return .passOn
             }
         case .noticeMethod: office.register(priority: priority, bulletin, Bulletin.receive(_:))
         case .urgentMethodFromDevice: office.register(priority: priority, bulletin, Bulletin.receive(_:from:))
-        case .noticeNoContents: office.register(priority: priority, Notice.self) { log.record(label) }
+        case .noticeNoContents: office.register(of: Notice.self, priority: priority) { _ in log.record(label) }
         case .queueNotice: office.register(queue: queue, priority: priority) { (_: Notice) in log.record(label) }
         case .queueExactSevere:
             office.register(queue: queue, priority: priority, sender: phone) { (_: SevereNotice) in log.record(label) }
-        case .queueCatchAll: office.register(queue: queue, priority: priority) { (_: any Mail) in log.record(label) }
+        case .queueCatchAll:
+            office.register(queue: queue, priority: priority, conformingTo: (any Mail).self) { (_: any Mail) in
+                log.record(label)
+            }
         }
     }
 }

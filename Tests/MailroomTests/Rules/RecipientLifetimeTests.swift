@@ -12,7 +12,7 @@ struct MethodRecipientTests {
         var screen: Screen? = Screen("screen", log: log)
         weak let weakScreen = screen
         office.register(screen!, Screen.receivePing)
-        office.register(Chime.self, screen!, Screen.refresh)
+        office.register(screen!, Screen.refresh(on: Chime.self))
 
         screen = nil
 
@@ -32,9 +32,9 @@ struct MethodRecipientTests {
         office.register(screen!, Screen.receivePing)
         office.register(screen!, Screen.receivePingFromDevice)
         office.register(screen!, Screen.receivePingFromOptionalDevice)
-        office.register(Ping.self, screen!, Screen.refresh)
+        office.register(screen!, Screen.refresh(on: Ping.self))
         office.register(sender: device, screen!, Screen.receivePing)
-        office.register(sender: device, Ping.self, screen!, Screen.refresh)
+        office.register(sender: device, screen!, Screen.refresh(on: Ping.self))
         #expect(start == 1)
         #expect(office.registrationCount == start + 6)
         office.post(Ping(n: 1), sender: device)
@@ -69,7 +69,7 @@ struct MethodRecipientTests {
     }
 
     @Test(
-        "unregister(object) removes all the object's method registrations, exact-sender ones included, but not closures nor registrations that only use it as sender"
+        "unregister(object) removes all the object's method registrations, exact-sender ones included, but not closures that are not tied to it, nor registrations that only use it as sender"
     )
     func unregisterObjectRemovesOnlyItsMethods() {
         let office = PostOffice()
@@ -78,13 +78,13 @@ struct MethodRecipientTests {
         let other = Screen("other", log: log)
         office.register(screen, Screen.receivePing)
         office.register(screen, Screen.receivePingFromOptionalDevice)
-        office.register(Ping.self, screen, Screen.refresh)
+        office.register(screen, Screen.refresh(on: Ping.self))
         office.register { [screen] (ping: Ping) in log.record("closure for \(screen.name) \(ping.n)") }
         office.register(sender: screen) { (ping: Ping) in log.record("closure from screen \(ping.n)") }
         office.register(other, Screen.receivePing)
         let device = Device("device")
         office.register(sender: device, screen, Screen.receivePing)
-        office.register(sender: device, Ping.self, screen, Screen.refresh)
+        office.register(sender: device, screen, Screen.refresh(on: Ping.self))
         office.register(sender: screen, other, Screen.receivePing)
         #expect(office.registrationCount == 9)
 
@@ -269,7 +269,7 @@ struct ClosureRecipientTests {
                 let releasedAfterPosterStopped = released.wait(timeout: .now() + .seconds(1)) == .success
                 lost = (attempts, releasedAfterPosterStopped)
                 // Any later retirement collects it.
-                office.unregister(office.register(Chime.self) {})
+                office.unregister(office.register(of: Chime.self) { _ in })
                 waitFor(released, "a later unregistration to release the lost closure")
             }
         }
@@ -296,10 +296,10 @@ struct ClosureRecipientTests {
             case 0: ids.append(office.register { [token] (_: Ping) in _ = token })
             case 1: ids.append(office.register { [token] (_: Ping, _: Device) in _ = token })
             case 2: ids.append(office.register { [token] (_: Ping, _: Device?) in _ = token })
-            case 3: ids.append(office.register(Ping.self) { [token] in _ = token })
+            case 3: ids.append(office.register(of: Ping.self) { [token] _ in _ = token })
             case 4: ids.append(office.register(sender: device) { [token] (_: Ping) in _ = token })
             case 5: ids.append(office.register(sender: device) { [token] (_: Ping, _: Device) in _ = token })
-            default: ids.append(office.register(sender: device, Ping.self) { [token] in _ = token })
+            default: ids.append(office.register(of: Ping.self, sender: device) { [token] _ in _ = token })
             }
         }
         #expect(released.count == 0)

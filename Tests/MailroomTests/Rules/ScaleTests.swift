@@ -87,7 +87,7 @@ struct ScaleTests {
             switch cycle % 3 {
             case 0: office.register(screen, Screen.receivePing)
             case 1: office.register(sender: device, screen, Screen.receivePingFromDevice)
-            default: office.register(Ping.self, screen, Screen.refresh)
+            default: office.register(screen, Screen.refresh(on: Ping.self))
             }
         }
 

@@ -190,13 +190,13 @@ struct AnySenderTests {
         #expect(log.events == ["screen 1", "screen 2", "screen 3"])
     }
 
-    @Test("The no-argument forms register(M.self) for closures and methods receive every M and nothing else")
+    @Test("The no-argument forms register(of: M.self) for closures and methods receive every M and nothing else")
     func noArgumentFormsReceiveEveryMail() {
         let office = PostOffice()
         let log = Log()
         let screen = Screen("screen", log: log)
-        office.register(Chime.self) { log.record("closure chime") }
-        office.register(Chime.self, screen, Screen.refresh)
+        office.register(of: Chime.self) { _ in log.record("closure chime") }
+        office.register(screen, Screen.refresh(on: Chime.self))
 
         office.post(Chime())
         office.post(Chime(), sender: Device("device"))

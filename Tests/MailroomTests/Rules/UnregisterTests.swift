@@ -61,7 +61,7 @@ struct UnregisterTests {
         let log = Log()
         let unknown: RecipientId = {
             let scratch = PostOffice()
-            let id = scratch.register(Chime.self) {}
+            let id = scratch.register(of: Chime.self) { _ in }
             scratch.unregister(id)
             return id
         }()
@@ -155,7 +155,7 @@ struct RecipientIdTests {
             ids.append(office.register { (_: Ping) in })
             ids.append(otherOffice.register { (_: Ping, _: Device?) in })
             ids.append(office.register(screen, Screen.receivePing))
-            ids.append(otherOffice.register(sender: device, Chime.self) {})
+            ids.append(otherOffice.register(of: Chime.self, sender: device) { _ in })
         }
 
         #expect(ids.count == 200)

@@ -38,7 +38,7 @@ final class ClosureRecipientTests: XCTestCase {
         let office = PostOffice()
         var count = 0
 
-        office.register(Playback.self) {
+        office.register(of: Playback.self) { _ in
             count += 1
         }
         office.post(Playback.started)

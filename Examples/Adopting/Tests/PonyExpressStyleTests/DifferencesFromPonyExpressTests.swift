@@ -10,7 +10,7 @@ final class DifferencesFromPonyExpressTests: XCTestCase {
         var watcher: ScoreWatcher? = ScoreWatcher()
 
         office.register(watcher!, ScoreWatcher.scoreChanged(_:))
-        office.register(ScoreChanged.self, watcher!, ScoreWatcher.ping)
+        office.register(watcher!, ScoreWatcher.ping)
         XCTAssertEqual(office.count, 2)
         watcher = nil
 

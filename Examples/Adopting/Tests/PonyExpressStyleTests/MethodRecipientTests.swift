@@ -20,11 +20,11 @@ final class MethodRecipientTests: XCTestCase {
         XCTAssertEqual(watcher.scoresFromBoardsOrNobody, [1, 2])
     }
 
-    func testAMethodWithoutParametersRunsForEachPostOfTheNamedType() {
+    func testAMethodThatIgnoresItsMailRunsForEachPostOfItsType() {
         let office = PostOffice()
         let watcher = ScoreWatcher()
 
-        office.register(ScoreChanged.self, watcher, ScoreWatcher.ping)
+        office.register(watcher, ScoreWatcher.ping)
         office.post(ScoreChanged(points: 1))
         office.post(ScoreChanged(points: 2))
         office.post(Playback.started)

@@ -65,7 +65,7 @@ final class SenderFilterTests: XCTestCase {
 
         office.register(sender: mine, watcher, ScoreWatcher.scoreChanged(_:))
         office.register(sender: mine, watcher, ScoreWatcher.scoreChanged(onBoard:board:))
-        office.register(sender: mine, ScoreChanged.self, watcher, ScoreWatcher.ping)
+        office.register(sender: mine, watcher, ScoreWatcher.ping)
         office.post(ScoreChanged(points: 1), sender: mine)
         office.post(ScoreChanged(points: 2), sender: Scoreboard())
         office.post(ScoreChanged(points: 3))

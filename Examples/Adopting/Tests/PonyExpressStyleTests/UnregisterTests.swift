@@ -43,7 +43,7 @@ final class UnregisterTests: XCTestCase {
 
         office.register(watcher, ScoreWatcher.scoreChanged(_:))
         office.register(watcher, ScoreWatcher.scoreChanged(onBoardOrNone:board:))
-        office.register(ScoreChanged.self, watcher, ScoreWatcher.ping)
+        office.register(watcher, ScoreWatcher.ping)
         office.register { (_: ScoreChanged) in closureCalls += 1 }
         XCTAssertEqual(office.count, 4)
 

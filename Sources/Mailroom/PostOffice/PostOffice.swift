@@ -121,9 +121,9 @@ public final class PostOffice: Sendable {
         sortingOffice.unregister(id)
     }
 
-    /// Removes every method registration whose recipient is `recipient`.
+    /// Removes every registration of `recipient`: those of its methods, and those tied to it with `tiedTo:`.
     ///
-    /// Closure registrations are not tied to an object and stay; remove them by their ``RecipientId``.
+    /// Other closure registrations are not tied to an object and stay; remove them by their ``RecipientId``.
     public func unregister(_ recipient: AnyObject) {
         sortingOffice.unregister(recipient: recipient)
     }

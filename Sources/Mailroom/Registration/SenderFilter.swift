@@ -15,6 +15,9 @@ enum SenderFilter: Sendable {
     static func kind<S: AnyObject>(_: S.Type, orNoSender: Bool) -> SenderFilter {
         // For the existential, `$0 is S.Type` asks whether a class *is* the existential type: never.
         let admitsEverySender = S.self == (any AnyObject & Sendable).self
+        if admitsEverySender, orNoSender {
+            return .any
+        }
         return .kind(
             SenderKind(admitsClass: { admitsEverySender || $0 is S.Type }, orNoSender: orNoSender, senderType: S.self))
     }

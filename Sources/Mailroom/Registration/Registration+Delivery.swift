@@ -74,9 +74,9 @@ extension Registration {
         if recipientKey != nil, recipient == nil {
             return .dropped
         }
-        // `.now` first, without binding the schedule's payload: binding it retains and releases it.
+        // `.now` first, without binding the place's payload: binding it retains and releases it.
         let runsNow: Bool
-        if case .now = schedule {
+        if case .now = place {
             runsNow = true
         } else {
             runsNow = runsOnPostingThread
@@ -123,21 +123,21 @@ extension Registration {
     /// delivers now; for a main-actor one, when the post is made on the main actor and none of its mail waits on
     /// the main queue.
     private var runsOnPostingThread: Bool {
-        switch schedule {
+        switch place {
         case .now: true
         case .mainActor: life.unsafelyUnwrapped.backlog.loadAcquire() == 0 && MainActorContext.isCurrent
         case .queue, .serially: false
         }
     }
 
-    /// Delivers the copied mail on the queue, the main actor or the task that `schedule` names, unless the
+    /// Delivers the copied mail on the queue, the main actor or the task that `place` names, unless the
     /// registration is removed, or its recipient gone, first; in the context the office's instrumentation, if any,
     /// captures now, on the posting thread.
     private func later(_ mail: any Mail, from sender: SendableObject?, receipt: Receipt?) {
         receipt?.begin()
         let captured = life.unsafelyUnwrapped.instrumenter?.capture(
-            type(of: mail), to: life.unsafelyUnwrapped.enrolment.id, at: schedule.place)
-        switch schedule {
+            type(of: mail), to: life.unsafelyUnwrapped.enrolment.id, at: place.deliveryPlace)
+        switch place {
         case .queue(let queue):
             queue.async { [self] in
                 defer { receipt?.end() }

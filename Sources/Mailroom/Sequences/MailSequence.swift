@@ -165,7 +165,8 @@ public struct MailSequence<Element: Sendable>: AsyncSequence, Sendable {
 }
 
 extension PostOffice {
-    /// Every `M` posted from now on, whatever its sender, as an asynchronous sequence.
+    /// Every `M` posted from now on, whatever its sender, or with `sender`, every `M` posted by exactly that object
+    /// (compared with `===`, held weakly), as an asynchronous sequence.
     ///
     /// ```swift
     /// for await change in office.mail(of: CartChanged.self) {
@@ -174,23 +175,17 @@ extension PostOffice {
     /// ```
     /// The buffering policy says what the sequence keeps while the loop is busy; by default everything. Its
     /// `priority` places the sequence's registration among a post's recipients (see ``Priority``): an
-    /// interceptor before it may consume the mail.
+    /// interceptor before it may consume the mail. With `tiedTo`, the sequence ends (its loop finishes) when that
+    /// object deallocates (held weakly); it ends in any case when the loop does.
     public func mail<M: Mail>(
         of _: M.Type,
+        from sender: (any AnyObject & Sendable)? = nil,
         priority: Priority = .normal,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         bufferingPolicy: MailSequence<M>.BufferingPolicy = .unbounded
     ) -> MailSequence<M> {
-        sequence(of: M.self, priority: priority, bufferingPolicy: bufferingPolicy) { mail, _ in mail }
-    }
-
-    /// Every `M` posted from now on by exactly `sender` (held weakly), as an asynchronous sequence.
-    public func mail<M: Mail, S: AnyObject & Sendable>(
-        of _: M.Type,
-        from sender: S,
-        priority: Priority = .normal,
-        bufferingPolicy: MailSequence<M>.BufferingPolicy = .unbounded
-    ) -> MailSequence<M> {
-        sequence(of: M.self, priority: priority, exactSender: sender, bufferingPolicy: bufferingPolicy) { mail, _ in
+        sequence(of: M.self, priority: priority, exactSender: sender, owner: owner, bufferingPolicy: bufferingPolicy) {
+            mail, _ in
             mail
         }
     }
@@ -201,14 +196,18 @@ extension PostOffice {
     /// ```swift
     /// for await (change, cart) in office.mail(of: CartChanged.self, sentBy: Cart.self) { ... }
     /// ```
+    /// `priority`, `tiedTo` and `bufferingPolicy` work as for ``mail(of:from:priority:tiedTo:bufferingPolicy:)``.
     public func mail<M: Mail, S: AnyObject & Sendable>(
         of _: M.Type,
         sentBy _: S.Type,
         priority: Priority = .normal,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         bufferingPolicy: MailSequence<(mail: M, sender: S)>.BufferingPolicy = .unbounded
     ) -> MailSequence<(mail: M, sender: S)> {
         let senders = SenderFilter.kind(S.self, orNoSender: false)
-        return sequence(of: M.self, priority: priority, senders: senders, bufferingPolicy: bufferingPolicy) {
+        return sequence(
+            of: M.self, priority: priority, senders: senders, owner: owner, bufferingPolicy: bufferingPolicy
+        ) {
             ($0, $1.known(as: S.self))
         }
     }
@@ -219,14 +218,18 @@ extension PostOffice {
     /// ```swift
     /// for await (change, cart) in office.mail(of: CartChanged.self, sentBy: Cart?.self) { ... }
     /// ```
+    /// `priority`, `tiedTo` and `bufferingPolicy` work as for ``mail(of:from:priority:tiedTo:bufferingPolicy:)``.
     public func mail<M: Mail, S: AnyObject & Sendable>(
         of _: M.Type,
         sentBy _: S?.Type,
         priority: Priority = .normal,
+        tiedTo owner: (any AnyObject & Sendable)? = nil,
         bufferingPolicy: MailSequence<(mail: M, sender: S?)>.BufferingPolicy = .unbounded
     ) -> MailSequence<(mail: M, sender: S?)> {
         let senders = SenderFilter.kind(S.self, orNoSender: true)
-        return sequence(of: M.self, priority: priority, senders: senders, bufferingPolicy: bufferingPolicy) {
+        return sequence(
+            of: M.self, priority: priority, senders: senders, owner: owner, bufferingPolicy: bufferingPolicy
+        ) {
             ($0, $1.knownOrNil(as: S.self))
         }
     }
@@ -238,6 +241,7 @@ extension PostOffice {
         priority: Priority,
         senders: SenderFilter = .any,
         exactSender: SendableObject? = nil,
+        owner: SendableObject?,
         bufferingPolicy: MailSequence<Element>.BufferingPolicy,
         _ element: @escaping @Sendable (M, SendableObject?) -> Element
     ) -> MailSequence<Element> {
@@ -245,7 +249,7 @@ extension PostOffice {
         let instrumenter = sortingOffice.instrumenter
         return MailSequence(office: self, bufferingPolicy: bufferingPolicy) { buffer in
             Registration(
-                in: self, M.self, priority: priority, senders: senders, exactSender: exactSender,
+                in: self, M.self, priority: priority, senders: senders, exactSender: exactSender, tiedTo: owner,
                 whenGone: { buffer.finish() }, reportsItsDeliveries: true,
                 .on(nil, throwing: Never.self) { posted, sender, _ in
                     let mail = posted.read(as: M.self)

@@ -12,7 +12,7 @@
 /// The token holds the office weakly and nothing else: a closure that captures its owner strongly is kept by
 /// the office, not by the token, so the owner's lifetime decides when the token (and the registration) goes
 /// only if the closure does not capture the owner. For a closure that must capture its owner, tie the
-/// registration to the owner instead (``PostOffice/tie(to:_:)``).
+/// registration to the owner instead, with `tiedTo:`.
 public final class RecipientToken: Sendable, Hashable {
     /// The registration this token removes.
     public let id: RecipientId
@@ -41,5 +41,12 @@ public final class RecipientToken: Sendable, Hashable {
     /// Hashes the token's identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
+    }
+}
+
+extension PostOffice {
+    /// A token that removes the registration `id` when it is released or cancelled.
+    public func token(for id: RecipientId) -> RecipientToken {
+        RecipientToken(id, in: self)
     }
 }

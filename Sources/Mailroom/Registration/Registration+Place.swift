@@ -3,7 +3,7 @@ import Dispatch
 extension Registration {
     /// Where and when a registration's handler runs.
     @usableFromInline
-    enum Schedule: Sendable {
+    enum Place: Sendable {
         /// On the posting thread, before `post` returns.
         case now
         /// Asynchronously on a queue, never inline.
@@ -15,8 +15,8 @@ extension Registration {
         /// On a task, one mail at a time, in post order (async handlers and actors).
         case serially(Mailbox)
 
-        /// Where a delivery that runs on this schedule runs, as an instrumentation is told.
-        var place: Delivery.Place {
+        /// Where a delivery that runs at this place runs, as an instrumentation is told.
+        var deliveryPlace: Delivery.Place {
             switch self {
             case .now: .postingThread
             case .queue: .queue
@@ -27,7 +27,7 @@ extension Registration {
 
         /// On `queue`, or on the posting thread when it is `nil`.
         @inlinable
-        static func on(_ queue: DispatchQueue?) -> Schedule {
+        static func on(_ queue: DispatchQueue?) -> Place {
             guard let queue else { return .now }
             return .queue(queue)
         }

@@ -12,27 +12,19 @@ public struct RegistrationInfo: Sendable, CustomStringConvertible {
         case exactly(String)
     }
 
-    /// Where the registration's handler runs.
-    public enum Delivery: Sendable, Equatable {
-        /// On the posting thread, before `post` returns.
-        case postingThread
-        /// On the dispatch queue with this label.
-        case queue(label: String)
-        /// On the main actor.
-        case mainActor
-        /// On a task, one mail at a time (an `async` handler or an actor).
-        case task
-    }
-
     /// The id that unregisters it.
     public let id: RecipientId
     /// The mail type it is registered for, as Swift names it: `CartChanged`, `any Alert`, `any Mail`.
     public let mailType: String
     /// Which senders' posts it accepts.
     public let senders: Senders
-    /// Where its handler runs.
-    public let delivery: Delivery
-    /// Its place among a post's recipients: higher first, then registration order.
+    /// Where its handler runs: ``Delivery/Place/postingThread`` (before `post` returns), ``Delivery/Place/queue``
+    /// (on the dispatch queue that ``queueLabel`` names), ``Delivery/Place/mainActor``, or ``Delivery/Place/task``
+    /// (one mail at a time: an `async` handler or an actor).
+    public let place: Delivery.Place
+    /// The label of the dispatch queue its handler runs on, for ``Delivery/Place/queue``; `nil` for the others.
+    public let queueLabel: String?
+    /// Its rank among a post's recipients: higher first, then registration order.
     public let priority: Priority
     /// True for an interceptor (made by `intercept`), which may end a post by consuming its mail.
     public let isInterceptor: Bool
@@ -53,11 +45,12 @@ public struct RegistrationInfo: Sendable, CustomStringConvertible {
         case .ofClass(let name, let orNone): parts[0] += " from \(name)\(orNone ? " or none" : "")"
         case .exactly(let name): parts[0] += " from one \(name)"
         }
-        switch delivery {
+        switch place {
         case .postingThread: parts.append("on the posting thread")
-        case .queue(let label): parts.append("on queue \(label)")
+        case .queue: parts.append("on queue \(queueLabel ?? "")")
         case .mainActor: parts.append("on the main actor")
-        case .task: parts.append("on a task")
+        // A registration's place is never a sequence's: those are for a ``MailSequence``'s deliveries.
+        case .task, .sequence, .forAwaitLoop: parts.append("on a task")
         }
         parts.append(recipientType.map { "method of \($0)" } ?? "closure")
         if isInterceptor { parts.append("interceptor") }
@@ -82,20 +75,17 @@ extension RegistrationInfo {
         case .instance:
             senders = .exactly(registration.sender.map { String(describing: type(of: $0)) } ?? "sender that has gone")
         }
-        delivery = Self.delivery(of: registration.schedule)
+        let registered = registration.place
+        place = registered.deliveryPlace
+        if case .queue(let queue) = registered {
+            queueLabel = queue.label
+        } else {
+            queueLabel = nil
+        }
         priority = registration.priority
         isInterceptor = registration.isInterceptor
         recipientType = registration.recipient.map { String(describing: type(of: $0)) }
         isOneShot = registration.isOneShot
         isTiedToOwner = registration.isTied
-    }
-
-    private static func delivery(of schedule: Registration.Schedule) -> Delivery {
-        switch schedule {
-        case .now: .postingThread
-        case .queue(let queue): .queue(label: queue.label)
-        case .mainActor: .mainActor
-        case .serially: .task
-        }
     }
 }

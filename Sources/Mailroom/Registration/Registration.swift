@@ -46,8 +46,8 @@ final class Registration: Sendable {
         let consuming: Answering?
         /// The exact sender of a `register(sender:...)` registration.
         weak let sender: SendableObject?
-        /// The object the registration was tied to (``PostOffice/tie(to:_:)``): it ends when that object goes.
-        weak let owner: SendableObject?
+        /// The object the registration was tied to (`tiedTo:`): it ends when that object goes.
+        let tie: Tie?
         /// Called when the registration is freed: after it was removed and no post or queued delivery holds it.
         let whenGone: (@Sendable () -> Void)?
 
@@ -58,8 +58,21 @@ final class Registration: Sendable {
             self.conformance = conformance
             self.consuming = consuming
             self.sender = sender
-            self.owner = owner
+            tie = owner.map(Tie.init)
             self.whenGone = whenGone
+        }
+    }
+
+    /// The owner of a tied registration, held weakly, and its identity, which outlives it:
+    /// ``PostOffice/unregister(_:)-(AnyObject)`` finds the registration by it. An object of its own, so that the
+    /// registrations that are not tied (an exact sender's, a protocol's) do not pay its word.
+    private final class Tie: Sendable {
+        weak let owner: SendableObject?
+        let key: ObjectIdentifier
+
+        init(_ owner: SendableObject) {
+            self.owner = owner
+            key = ObjectIdentifier(owner)
         }
     }
 
@@ -95,7 +108,7 @@ final class Registration: Sendable {
     /// The registered mail type's identifier (or the protocol's).
     var mailType: ObjectIdentifier { ObjectIdentifier(registeredType) }
     /// Where and when its handler runs.
-    var schedule: Schedule { life?.schedule ?? .now }
+    var place: Place { life?.place ?? .now }
 
     /// An interceptor's handler, which may consume the mail; `nil` for the others.
     var consuming: Answering? { particulars?.consuming }
@@ -107,16 +120,25 @@ final class Registration: Sendable {
     var isForProtocol: Bool { particulars?.conformance != nil }
     /// The exact sender of a `register(sender:...)` registration.
     var sender: SendableObject? { particulars?.sender }
-    /// The object this registration was tied to (``PostOffice/tie(to:_:)``).
-    var owner: SendableObject? { particulars?.owner }
+    /// The object this registration was tied to (`tiedTo:`).
+    var owner: SendableObject? { particulars?.tie?.owner }
+
+    /// Calls `body` with each object `unregister(_:)` with an object finds this registration by: its recipient,
+    /// and the owner it was tied to.
+    @inline(__always)
+    func forEachObjectKey(_ body: (ObjectIdentifier) -> Void) {
+        if let recipientKey { body(recipientKey) }
+        if let ownerKey = particulars?.tie?.key, ownerKey != recipientKey { body(ownerKey) }
+    }
 
     /// A registration for mail of type `M`, whose handler `handling` calls where and when it says.
     /// - Parameters:
-    ///   - office: the office it is made for, whose ``PostOffice/oneShot(_:)`` and ``PostOffice/tie(to:_:)``
-    ///     options apply to it.
+    ///   - office: the office it is made for.
     ///   - priority: its place among the recipients of a post.
     ///   - senders: the posts' senders it accepts; ignored when `exactSender` is given.
     ///   - exactSender: the only sender whose posts it receives, held weakly.
+    ///   - once: true for a registration that ends after its first delivery.
+    ///   - owner: the object whose deallocation ends it, held weakly.
     ///   - recipient: the object whose method its handler calls, held weakly.
     ///   - whenGone: called when the registration is freed, whatever removed it.
     ///   - reportsItsDeliveries: true for a registration whose handler reports its deliveries to the office's
@@ -128,13 +150,15 @@ final class Registration: Sendable {
         priority: Priority = .normal,
         senders: SenderFilter = .any,
         exactSender: SendableObject? = nil,
+        once: Bool = false,
+        tiedTo owner: SendableObject? = nil,
         recipient: SendableObject? = nil,
         whenGone: (@Sendable () -> Void)? = nil,
         reportsItsDeliveries: Bool = false,
         _ handling: Handling
     ) {
         self.init(
-            office, M.self, priority, nil, senders, exactSender, recipient, handling, whenGone,
+            office, M.self, priority, nil, senders, exactSender, once, owner, recipient, handling, whenGone,
             isObserved: !reportsItsDeliveries && office.sortingOffice.instrumenter != nil
         )
     }
@@ -149,6 +173,8 @@ final class Registration: Sendable {
         priority: Priority = .normal,
         senders: SenderFilter = .any,
         exactSender: SendableObject? = nil,
+        once: Bool = false,
+        tiedTo owner: SendableObject? = nil,
         _ handling: Conforming
     ) {
         let isWiretap = P.self == (any Mail).self
@@ -158,8 +184,8 @@ final class Registration: Sendable {
             isWiretap: isWiretap
         )
         self.init(
-            office, P.self, priority, conformance, senders, exactSender, nil,
-            Handling(handling.schedule, Self.unusedHandler), nil, isObserved: office.sortingOffice.instrumenter != nil
+            office, P.self, priority, conformance, senders, exactSender, once, owner, nil,
+            Handling(handling.place, Self.unusedHandler), nil, isObserved: office.sortingOffice.instrumenter != nil
         )
     }
 
@@ -169,11 +195,9 @@ final class Registration: Sendable {
 
     private init(
         _ office: borrowing PostOffice, _ registeredType: Any.Type, _ priority: Priority, _ conformance: Conformance?,
-        _ senders: SenderFilter, _ exactSender: SendableObject?, _ recipient: SendableObject?,
-        _ handling: Handling, _ whenGone: (@Sendable () -> Void)?, isObserved: Bool
+        _ senders: SenderFilter, _ exactSender: SendableObject?, _ isOneShot: Bool, _ owner: SendableObject?,
+        _ recipient: SendableObject?, _ handling: Handling, _ whenGone: (@Sendable () -> Void)?, isObserved: Bool
     ) {
-        let options = EnrollmentOptions.current(for: office)
-        let owner = options?.owner
         self.registeredType = registeredType
         self.priority = priority
         // Moved rather than copied: copying an enum with payloads is a call.
@@ -195,19 +219,18 @@ final class Registration: Sendable {
             particulars = nil
         }
         mayThrow = handling.mayThrow
-        let isOneShot = options?.isOneShot == true
-        if case .mainActor = handling.schedule, conformance == nil, owner == nil, !isOneShot, !isObserved {
+        if case .mainActor = handling.place, conformance == nil, owner == nil, !isOneShot, !isObserved {
             isPlainMainActor = true
         } else {
             isPlainMainActor = false
         }
-        if case .now = handling.schedule, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot,
+        if case .now = handling.place, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot,
             !isObserved
         {
             life = nil
         } else {
             life = Lifecycle(
-                schedule: handling.schedule, oneShot: isOneShot, tied: owner != nil, observed: isObserved,
+                place: handling.place, oneShot: isOneShot, tied: owner != nil, observed: isObserved,
                 office: office.sortingOffice)
         }
         handler = handling.handler
@@ -229,9 +252,9 @@ final class Registration: Sendable {
         recipientKey != nil || senders.isInstance || isTied || isOneShot
     }
 
-    /// True for a registration made in ``PostOffice/oneShot(_:)``: it ends once it was delivered.
+    /// True for a registration made with `once: true`: it ends once it was delivered.
     var isOneShot: Bool { life?.isOneShot == true }
-    /// True for a registration made in ``PostOffice/tie(to:_:)``: it ends when its owner goes.
+    /// True for a registration made with `tiedTo:`: it ends when its owner goes.
     var isTied: Bool { life?.isTied == true }
     /// True for a one-shot registration that was delivered.
     var isSpent: Bool { life?.isSpent == true }

@@ -1,7 +1,7 @@
 import Dispatch
 
 extension Registration {
-    /// How a registration for a mail type calls its handler: where and when (its ``Schedule``), the handler a
+    /// How a registration for a mail type calls its handler: where and when (its ``Place``), the handler a
     /// post calls, and whether that handler may throw (then a post calls it on its slow path, which reports what
     /// it throws) or consume the mail (an interceptor's, ``Answering``).
     ///
@@ -11,7 +11,7 @@ extension Registration {
     /// (untyped `throws`), not wrapped in one: each wrapping closure would be one more allocation per registration.
     @usableFromInline
     struct Handling: Sendable {
-        @usableFromInline let schedule: Schedule
+        @usableFromInline let place: Place
         @usableFromInline let handler: Handler
         /// True when ``handler`` may throw.
         @usableFromInline let mayThrow: Bool
@@ -19,8 +19,8 @@ extension Registration {
         @usableFromInline let consuming: Answering?
 
         @inlinable
-        init(_ schedule: Schedule, _ handler: @escaping Handler, mayThrow: Bool = false) {
-            self.schedule = schedule
+        init(_ place: Place, _ handler: @escaping Handler, mayThrow: Bool = false) {
+            self.place = place
             self.handler = handler
             self.mayThrow = mayThrow
             consuming = nil
@@ -28,7 +28,7 @@ extension Registration {
 
         @inlinable
         init(consuming: @escaping Answering) {
-            schedule = .now
+            place = .now
             handler = Registration.unusedHandler
             mayThrow = true
             self.consuming = consuming
@@ -72,11 +72,11 @@ extension Registration {
     /// mail and casts it to the protocol.
     @usableFromInline
     struct Conforming: Sendable {
-        let schedule: Schedule
+        let place: Place
         let handler: ConformingHandler
 
-        init(_ schedule: Schedule, _ handler: @escaping ConformingHandler) {
-            self.schedule = schedule
+        init(_ place: Place, _ handler: @escaping ConformingHandler) {
+            self.place = place
             self.handler = handler
         }
 

@@ -16,7 +16,7 @@ extension Registration {
         /// post made on the main actor waits its turn there too.
         let backlog: AtomicWord
         /// Where and when the registration's handler runs.
-        let schedule: Schedule
+        let place: Place
         /// What a post checks before it delivers: in one byte, so that a registration with none of them costs
         /// its posts one test.
         let conditions: Conditions
@@ -34,16 +34,16 @@ extension Registration {
         struct Conditions: OptionSet {
             let rawValue: UInt8
 
-            /// Made in ``PostOffice/oneShot(_:)``: it ends once it was delivered.
+            /// Made with `once: true`: it ends once it was delivered.
             static let isOneShot = Conditions(rawValue: 1)
-            /// Made in ``PostOffice/tie(to:_:)``: it ends when its owner goes.
+            /// Made with `tiedTo:`: it ends when its owner goes.
             static let isTied = Conditions(rawValue: 2)
             /// Its deliveries are reported to the office's instrumentation.
             static let isObserved = Conditions(rawValue: 4)
         }
 
-        init(schedule: Schedule, oneShot: Bool, tied: Bool, observed: Bool, office: SortingOffice) {
-            self.schedule = schedule
+        init(place: Place, oneShot: Bool, tied: Bool, observed: Bool, office: SortingOffice) {
+            self.place = place
             let words = UnsafeMutablePointer<UInt>.allocate(capacity: 2)
             words.initialize(repeating: 0, count: 2)
             words.pointee = Self.registered
@@ -60,9 +60,9 @@ extension Registration {
 
         deinit { word.deallocate() }
 
-        /// True for a registration made in ``PostOffice/oneShot(_:)``.
+        /// True for a registration made with `once: true`.
         var isOneShot: Bool { conditions.contains(.isOneShot) }
-        /// True for a registration made in ``PostOffice/tie(to:_:)``.
+        /// True for a registration made with `tiedTo:`.
         var isTied: Bool { conditions.contains(.isTied) }
         /// True once the office added the registration (``enrol(id:rank:)``).
         var isEnrolled: Bool { enrolment.id.number != 0 }
