@@ -1,4 +1,4 @@
-// Registration numbers, registration options, and recognizing the main thread.
+// Registration numbers, and recognizing the main thread.
 #include "_MailroomAtomics.h"
 
 #include <pthread.h>
