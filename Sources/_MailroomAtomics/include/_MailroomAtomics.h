@@ -129,6 +129,20 @@ static inline bool mailroom_is_main_thread(void) {
     return state == 1;
 }
 
+#if defined(__linux__)
+// libdispatch's own functions and main queue, declared here rather than through <dispatch/dispatch.h>, which this
+// module cannot include. Only the addresses are compared.
+extern void *dispatch_get_current_queue(void);
+extern struct dispatch_queue_static_s _dispatch_main_q;
+
+/// True in a block of the main queue. On Linux, once the main thread is parked (`dispatchMain()`, an `async`
+/// main), the main queue's blocks, and with them the main actor, run on other threads. A block of a queue that
+/// targets the main queue is not recognized here (the caller asks `DispatchQueue.getSpecific` then).
+static inline bool mailroom_is_main_queue(void) {
+    return dispatch_get_current_queue() == (void *)&_dispatch_main_q;
+}
+#endif
+
 /// Process-wide unique registration numbers, from 1, increasing on each thread (not across threads).
 uint64_t mailroom_next_registration_number(void);
 
