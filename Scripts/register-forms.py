@@ -61,7 +61,6 @@ SHAPES = [
     Shape("class or none", "X, S?", ".kind(S.self, orNoSender: true)", None,
           "every {X} posted with no sender (it receives `nil`) or with a sender of class `S` or a subclass of it"),
 ]
-BY_SHAPE = {s.key: s for s in SHAPES}
 
 
 class Kind:
