@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Mailroom against its peers (NotificationCenter, Foundation's typed messages, AsyncStream), in one command:
 # builds the Comparison tool in release, runs every scenario interleaved (9 rounds, median; the memory
-# scenario's child processes in the first 3) and the cost-against-recipients curve, and writes
+# scenario's child processes in the first 3; the main-actor scenario's post from a @MainActor async function in a
+# child process each round, which parks its main thread) and the cost-against-recipients curve, and writes
 #   Benchmarks/Results/comparison.md   the table (also printed)
 #   Benchmarks/Results/curve.csv       ns per post for 1, 10, 100, 1000 recipients: closures (Mailroom,
 #                                      NotificationCenter, bare loop) and main-actor recipients posted to on the

@@ -150,20 +150,7 @@ final class MemoryChildren {
 
     /// Runs one child and returns its resident bytes per registration (NaN if the child failed).
     func residentSample() -> Double {
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--memory-child", kind.rawValue]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do {
-            try process.run()
-        } catch {
-            return .nan
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let fields = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard process.terminationStatus == 0, fields.count == 2 else { return .nan }
+        guard let fields = childOutput(["--memory-child", kind.rawValue]), fields.count == 2 else { return .nan }
         heapSamples.append(fields[1])
         return fields[0]
     }
@@ -174,7 +161,7 @@ final class MemoryChildren {
     }
 
     func variant(_ name: String) -> Variant {
-        Variant(name, maximumSamples: memorySamples) { self.residentSample() }
+        Variant(name, quantity: .bytes, maximumSamples: memorySamples) { self.residentSample() }
     }
 }
 

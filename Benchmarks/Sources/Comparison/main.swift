@@ -4,13 +4,16 @@
 // Every scenario is measured in several rounds; within a round each system (Mailroom, its peer, the bare floor,
 // and the reference the target compares with) is measured once, in an order that alternates from round to round.
 // Each measurement runs for about 60 ms; the table shows the median of the rounds. Ratios are taken within this
-// one run, never across runs: wall-clock time on a shared machine moves by several percent from run to run. The
-// memory scenario is the exception: each of its figures is read in a fresh child process of this tool
-// (`--memory-child KIND`), in the first 3 rounds only, since a child's figure hardly moves and takes a fraction
-// of a second.
+// one run, never across runs: wall-clock time on a shared machine moves by several percent from run to run. Two
+// kinds of figure are read instead in a fresh child process of this tool, one child per round: the memory
+// scenario's (`--memory-child KIND`), in the first 3 rounds only, since a child's figure hardly moves and takes a
+// fraction of a second; and the main-actor scenario's post from a `@MainActor` async function
+// (`--main-actor-task-child`), in every round, since it needs the main thread parked and this process's rounds run
+// on the main thread (the child times its posts the same way, about 60 ms per measurement).
 //
 //   Comparison [--rounds N] [--curve] [--results DIR] [--only NAME] [--variant NAME]
 //   Comparison --memory-child KIND
+//   Comparison --main-actor-task-child
 //
 //   --rounds N      rounds per scenario (default 9)
 //   --curve         also measure the cost of a post against the number of recipients
@@ -23,6 +26,10 @@
 //                   NotificationCenter, Foundation, bare), for profiling one system alone
 //   --memory-child  the memory scenario's child: makes the registrations of one KIND (see MemoryScenario.swift) and
 //                   prints the resident and heap bytes they added per registration
+//   --main-actor-task-child
+//                   the main-actor scenario's child: posts from a main-actor task with the main thread parked (see
+//                   MainActorScenarios.swift) and prints whether a post delivered at once and the nanoseconds per
+//                   post
 //
 // The exit status is 0 whatever the results: this is a report, not a gate.
 import Dispatch
@@ -160,17 +167,17 @@ enum Quantity {
     case bytes
 }
 
-/// One thing to time: `run(n)` performs `n` iterations of `operationsPerIteration` operations each. Or, for the
-/// memory scenario, one thing to read: `sample()` returns its bytes per registration.
+/// One thing to time: `run(n)` performs `n` iterations of `operationsPerIteration` operations each. Or one thing
+/// to read, in a child process: `sample()` returns its bytes per registration (the memory scenario) or its
+/// nanoseconds per operation (the main-actor scenario's post from a main-actor task).
 final class Variant {
     let name: String
     let operationsPerIteration: Int
     let run: (Int) -> Void
     let quantity: Quantity
-    /// Takes one sample of a variant that is read rather than timed.
+    /// Takes one sample of a variant that is read rather than timed here.
     private let sample: (() -> Double)?
-    /// Rounds after which the variant stops taking samples: a read sample (a child process) moves little and
-    /// costs a fraction of a second.
+    /// Rounds after which the variant stops taking samples: some read samples (a memory child's) move little.
     private let maximumSamples: Int
     private var iterations = 0
     private(set) var samples: [Double] = []
@@ -184,12 +191,13 @@ final class Variant {
         maximumSamples = .max
     }
 
-    /// A variant read rather than timed: each round until `maximumSamples` calls `sample`, which returns bytes.
-    init(_ name: String, maximumSamples: Int, sample: @escaping () -> Double) {
+    /// A variant read rather than timed here: each round until `maximumSamples` calls `sample`, which returns the
+    /// figure in `quantity` (NaN if it could not be read).
+    init(_ name: String, quantity: Quantity, maximumSamples: Int = .max, sample: @escaping () -> Double) {
         self.name = name
         operationsPerIteration = 1
         run = { _ in }
-        quantity = .bytes
+        self.quantity = quantity
         self.sample = sample
         self.maximumSamples = maximumSamples
     }
@@ -236,6 +244,28 @@ final class Variant {
         body()
         return Double(DispatchTime.now().uptimeNanoseconds - start)
     }
+}
+
+/// Runs this tool again as a child with `arguments` (a child measures one thing, prints numbers separated by
+/// white space, and exits) and returns the numbers it printed: nil if it could not be started, did not exit with
+/// status 0, or printed anything that is not a number.
+func childOutput(_ arguments: [String]) -> [Double]? {
+    let process = Process()
+    process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do {
+        try process.run()
+    } catch {
+        return nil
+    }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let words = output.split(whereSeparator: \.isWhitespace)
+    let numbers = words.compactMap { Double($0) }
+    guard process.terminationStatus == 0, numbers.count == words.count else { return nil }
+    return numbers
 }
 
 enum Target {
@@ -948,9 +978,13 @@ func main() {
         case "--memory-child":
             // A child of the memory scenario: nothing else runs in this process.
             memoryChild(arguments.popFirst() ?? "")
+        case "--main-actor-task-child":
+            // A child of the main-actor scenario: parks the main thread, which the other scenarios need.
+            mainActorTaskChild()
         default:
             print("usage: Comparison [--rounds N] [--curve] [--results DIR] [--only NAME] [--variant NAME]")
             print("       Comparison --memory-child KIND")
+            print("       Comparison --main-actor-task-child")
             return
         }
     }

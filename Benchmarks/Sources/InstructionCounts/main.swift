@@ -6,13 +6,15 @@
 //   InstructionCounts <scenario> <count>
 //   scenarios: post-1-closure, post-100-closures, post-100-closures-by-priority, post-1-closure-1000-other-types,
 //              post-1-closure-1000-other-protocols, post-1-throwing-closure, post-1-interceptor,
-//              post-1-main-actor-closure, post-1-queue-closure,
+//              post-1-main-actor-closure, post-1-main-actor-closure-from-task, post-1-queue-closure,
 //              register-unregister-1000-others
 //   and each post-* scenario prefixed with `instrumented-`: the same in an office with a `MailInstrumentation`
 //   that counts posts and deliveries (the cost of the hook with about the least an instrumentation can do).
 //   The queue scenario posts to a suspended queue and runs the deliveries after the measured posts: measured
 //   with callgrind's toggle, it counts the posting side (capturing the context); counted for the whole process,
-//   both sides.
+//   both sides. The from-task scenario posts from a main-actor task after its first suspension, the main thread
+//   gone, where an app's `@MainActor` async function posts (on Linux, in a block of the main queue on another
+//   thread).
 import Dispatch
 import Mailroom
 
@@ -118,6 +120,25 @@ case "post-1-throwing-closure":
 case "post-1-main-actor-closure":
     // Posted on the main thread, which is the main actor: the handler runs during the post.
     office.register(on: .mainActor) { (ping: Ping) in sink.total &+= ping.value }
+case "post-1-main-actor-closure-from-task":
+    // Posted from a main-actor task resumed after a suspension, the main thread gone: the task runs in a block of
+    // the main queue, on another thread on Linux, and the handler runs during the post.
+    office.register(on: .mainActor) { (ping: Ping) in sink.total &+= ping.value }
+    office.post(Ping(value: 0))  // builds the route, outside the measured part
+    Task { @MainActor in
+        await Task.yield()
+        measuredPosts(office, count)
+        print("\(arguments[1]): \(count) posts, total \(sink.total)")
+        exit(0)
+    }
+    #if os(Linux)
+    // What `dispatchMain()` does on Linux, short of its last step: the main thread exits, and libdispatch's cleanup
+    // of the thread hands the main queue to its worker threads. `dispatchMain()` then keeps the thread in
+    // `sigsuspend` with a mask in read-only memory, which valgrind 3.19 writes to and crashes on.
+    pthread_exit(nil)
+    #else
+    dispatchMain()
+    #endif
 case "post-1-queue-closure":
     office.register(queue: queue) { (ping: Ping) in sink.total &+= ping.value }
     queue.suspend()
