@@ -101,8 +101,8 @@ ACTOR = ("It runs isolated to the actor, one mail at a time, in post order. Once
 QUEUE = "queue: DispatchQueue? = nil"
 ON_MAIN = "on _: MainActorPlace"
 CONFORMING = "conformingTo protocolType: P.Type"
-REGISTRATION = "Registration(in: self, M.self, priority: priority, {filter}once: once, tiedTo: owner, "
-CONFORMANCE = "Registration(in: self, conformingTo: P.self, priority: priority, {filter}once: once, tiedTo: owner, "
+REGISTRATION = "Registration.make(in: self, M.self, priority: priority, {filter}once: once, tiedTo: owner, "
+CONFORMANCE = "Registration.make(in: self, conformingTo: P.self, priority: priority, {filter}once: once, tiedTo: owner, "
 
 KINDS = [
     Kind("closure", "Closure", "Closures", "", [QUEUE], [],

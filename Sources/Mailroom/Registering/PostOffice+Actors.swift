@@ -31,7 +31,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (isolated A, M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
                     try await Registration.run(handler, on: actor.known(as: A.self), mail)
@@ -59,7 +59,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (isolated A, M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
                 once: once, tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
@@ -86,7 +86,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (isolated A, M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
                 tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
@@ -118,7 +118,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (isolated A) -> (M) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
                     try await Registration.run(method, on: actor.known(as: A.self), mail)
@@ -145,7 +145,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (isolated A) -> (M, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
                 once: once, tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in
@@ -171,7 +171,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (isolated A) -> (M, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
                 tiedTo: owner, recipient: actor,
                 .suspending { mail, sender, actor async throws(E) in

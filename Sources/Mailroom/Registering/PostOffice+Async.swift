@@ -30,7 +30,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .suspending { mail, sender, _ async throws(E) in try await handler(mail) }))
     }
@@ -55,7 +55,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
                 once: once, tiedTo: owner,
                 .suspending { mail, sender, _ async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
@@ -79,7 +79,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
                 tiedTo: owner,
                 .suspending { mail, sender, _ async throws(E) in try await handler(mail, sender.knownOrNil(as: S.self))

@@ -34,7 +34,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .on(queue, throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
@@ -59,7 +59,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
                 once: once, tiedTo: owner,
                 .on(queue, throwing: E.self) { mail, sender, _ in
@@ -85,7 +85,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
                 tiedTo: owner,
                 .on(queue, throwing: E.self) { mail, sender, _ in
@@ -118,7 +118,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 recipient: recipient,
                 .on(queue, throwing: E.self) { mail, sender, recipient in
@@ -147,7 +147,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
                 once: once, tiedTo: owner, recipient: recipient,
                 .on(queue, throwing: E.self) { mail, sender, recipient in
@@ -174,7 +174,7 @@ extension PostOffice {
         _ method: @escaping @Sendable (R) -> (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
                 tiedTo: owner, recipient: recipient,
                 .on(queue, throwing: E.self) { mail, sender, recipient in

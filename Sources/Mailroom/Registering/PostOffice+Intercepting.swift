@@ -32,7 +32,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M) throws(E) -> Consumption
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .consuming { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
@@ -56,7 +56,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S) throws(E) -> Consumption
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
                 once: once, tiedTo: owner,
                 .consuming { mail, sender, _ in try handler(mail.read(as: M.self), sender.known(as: S.self)) }))
@@ -80,7 +80,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M, S?) throws(E) -> Consumption
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
                 tiedTo: owner,
                 .consuming { mail, sender, _ in try handler(mail.read(as: M.self), sender.knownOrNil(as: S.self)) }))

@@ -33,7 +33,7 @@ extension PostOffice {
         _ handler: @escaping @MainActor (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .onMainActor(throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
     }
@@ -59,7 +59,7 @@ extension PostOffice {
         _ handler: @escaping @MainActor (M, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
                 once: once, tiedTo: owner,
                 .onMainActor(throwing: E.self) { mail, sender, _ in
@@ -86,7 +86,7 @@ extension PostOffice {
         _ handler: @escaping @MainActor (M, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
                 tiedTo: owner,
                 .onMainActor(throwing: E.self) { mail, sender, _ in
@@ -118,7 +118,7 @@ extension PostOffice {
         _ method: sending @escaping (R) -> @MainActor (M) throws -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 recipient: recipient,
                 .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
@@ -147,7 +147,7 @@ extension PostOffice {
         _ method: sending @escaping (R) -> @MainActor (M, S) throws -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: false), exactSender: sender,
                 once: once, tiedTo: owner, recipient: recipient,
                 .onMainActor(throwing: (any Error).self) { mail, sender, recipient in
@@ -174,7 +174,7 @@ extension PostOffice {
         _ method: sending @escaping (R) -> @MainActor (M, S?) throws -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: .kind(S.self, orNoSender: true), once: once,
                 tiedTo: owner, recipient: recipient,
                 .onMainActor(throwing: (any Error).self) { mail, sender, recipient in

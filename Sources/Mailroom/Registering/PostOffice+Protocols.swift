@@ -36,7 +36,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (P) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .on(queue) { mail, sender throws(E) in try handler(mail) }))
     }
@@ -62,7 +62,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (P, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
                 exactSender: sender, once: once, tiedTo: owner,
                 .on(queue) { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
@@ -87,7 +87,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (P, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
                 once: once, tiedTo: owner,
                 .on(queue) { mail, sender throws(E) in try handler(mail, sender.knownOrNil(as: S.self)) }))
@@ -115,7 +115,7 @@ extension PostOffice {
         _ handler: @escaping @MainActor (P) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .onMainActor { mail, sender throws(E) in try handler(mail) }))
     }
@@ -142,7 +142,7 @@ extension PostOffice {
         _ handler: @escaping @MainActor (P, S) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
                 exactSender: sender, once: once, tiedTo: owner,
                 .onMainActor { mail, sender throws(E) in try handler(mail, sender.known(as: S.self)) }))
@@ -168,7 +168,7 @@ extension PostOffice {
         _ handler: @escaping @MainActor (P, S?) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
                 once: once, tiedTo: owner,
                 .onMainActor { mail, sender throws(E) in try handler(mail, sender.knownOrNil(as: S.self)) }))
@@ -195,7 +195,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (P) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
                 .suspending { mail, sender async throws(E) in try await handler(mail) }))
     }
@@ -221,7 +221,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (P, S) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: false),
                 exactSender: sender, once: once, tiedTo: owner,
                 .suspending { mail, sender async throws(E) in try await handler(mail, sender.known(as: S.self)) }))
@@ -246,7 +246,7 @@ extension PostOffice {
         _ handler: @escaping @Sendable (P, S?) async throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration(
+            Registration.make(
                 in: self, conformingTo: P.self, priority: priority, senders: .kind(S.self, orNoSender: true),
                 once: once, tiedTo: owner,
                 .suspending { mail, sender async throws(E) in try await handler(mail, sender.knownOrNil(as: S.self)) }))

@@ -49,7 +49,7 @@ extension Registration {
     private func runNow(_ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?) -> Outcome
     {
         do {
-            if recipientKey == nil {
+            if !hasRecipient {
                 try handler(PostedMail(mail, type: mailType), sender, nil)
             } else if let recipient {
                 try handler(PostedMail(mail, type: mailType), sender, recipient)
@@ -71,7 +71,7 @@ extension Registration {
         // `life` is read where it is needed, not bound to a local: binding it retained and released it on every post.
         // Checked at the post for deliveries that run later too, so that mail posted after the recipient went is
         // reported as undelivered; the deferred delivery checks again before it runs.
-        if recipientKey != nil, recipient == nil {
+        if hasRecipient, recipient == nil {
             return .dropped
         }
         // `.now` first, without binding the place's payload: binding it retains and releases it.
@@ -194,7 +194,7 @@ extension Registration {
     ) -> Outcome {
         // A closure has no recipient: its weak reference is not loaded, which would cost a call.
         var recipient: SendableObject?
-        if recipientKey != nil {
+        if hasRecipient {
             recipient = self.recipient
             guard recipient != nil else { return .dropped }
         }
@@ -224,7 +224,7 @@ extension Registration {
         while let letter = mailbox.next() {
             if life?.isStanding ?? true {
                 let recipient = recipient
-                if recipientKey == nil || recipient != nil {
+                if !hasRecipient || recipient != nil {
                     if let captured = letter.captured {
                         await captured.run(isolation: nil) { await answer(letter, from: mailbox, to: recipient) }
                     } else {

@@ -4,11 +4,14 @@ import Dispatch
 ///
 /// Immutable once made. The office keeps it alive while it is registered; routes refer to it by address.
 ///
+/// A registration whose handler is called with an object it holds weakly (a method's recipient, an actor) is a
+/// ``MethodRegistration``, which adds that object: the others, closures mostly, do not pay its two words.
+///
 /// The register overloads are `@inlinable` so that each builds its handler in the caller's module, for the
 /// caller's concrete types: there, a method reference `Screen.receive` is applied to its recipient without
 /// allocating, which the generic form cannot do.
 @usableFromInline
-final class Registration: Sendable {
+class Registration: @unchecked Sendable {
     /// Calls the user's closure or method with the posted mail (read as the registered mail type), the post's
     /// sender, and the recipient of a method registration (known to be alive).
     ///
@@ -76,14 +79,12 @@ final class Registration: Sendable {
         }
     }
 
-    // Stored in this order, the words first, so that the small fields share the last word: a plain closure's
-    // registration then takes a 96-byte block of memory (see docs/performance.md).
+    // Stored in this order, the words first, so that the small fields share the last word, and a subclass's
+    // two words follow: a closure's registration then takes an 80-byte block of memory, a method's a 96-byte one
+    // (see docs/performance.md).
 
     /// The registered mail type, or the protocol's existential type.
     let registeredType: Any.Type
-    /// The recipient of a method (or actor) registration.
-    weak let recipient: SendableObject?
-    let recipientKey: ObjectIdentifier?
     /// Calls the user's closure or method. Not optional: a closure stored in an `Optional` is reabstracted, and
     /// calling it allocates. An interceptor (``consuming``) has ``unusedHandler`` here.
     let handler: Handler
@@ -104,6 +105,8 @@ final class Registration: Sendable {
     /// True for a main-actor registration for a mail type that is neither one-shot nor tied: a post made on the
     /// main actor calls it at once, with no other check, when none of its mail waits on the main queue.
     let isPlainMainActor: Bool
+    /// True for a ``MethodRegistration``: its handler is called with its recipient, while that lives.
+    let hasRecipient: Bool
 
     /// The registered mail type's identifier (or the protocol's).
     var mailType: ObjectIdentifier { ObjectIdentifier(registeredType) }
@@ -131,7 +134,18 @@ final class Registration: Sendable {
         if let ownerKey = particulars?.tie?.key, ownerKey != recipientKey { body(ownerKey) }
     }
 
-    /// A registration for mail of type `M`, whose handler `handling` calls where and when it says.
+    /// The recipient of a method (or actor) registration, held weakly: `nil` for the others, and once it has gone.
+    var recipient: SendableObject? {
+        hasRecipient ? unsafeDowncast(self, to: MethodRegistration.self).object : nil
+    }
+
+    /// The identity of the recipient of a method (or actor) registration, which outlives it; `nil` for the others.
+    var recipientKey: ObjectIdentifier? {
+        hasRecipient ? unsafeDowncast(self, to: MethodRegistration.self).objectKey : nil
+    }
+
+    /// A registration for mail of type `M`, whose handler `handling` calls where and when it says: a
+    /// ``MethodRegistration`` when it has a recipient.
     /// - Parameters:
     ///   - office: the office it is made for.
     ///   - priority: its place among the recipients of a post.
@@ -144,7 +158,7 @@ final class Registration: Sendable {
     ///   - reportsItsDeliveries: true for a registration whose handler reports its deliveries to the office's
     ///     instrumentation itself (a ``MailSequence``'s); the office reports the others'.
     @usableFromInline
-    convenience init<M: Mail>(
+    static func make<M: Mail>(
         in office: borrowing PostOffice,
         _: M.Type,
         priority: Priority = .normal,
@@ -156,18 +170,22 @@ final class Registration: Sendable {
         whenGone: (@Sendable () -> Void)? = nil,
         reportsItsDeliveries: Bool = false,
         _ handling: Handling
-    ) {
-        self.init(
-            office, M.self, priority, nil, senders, exactSender, once, owner, recipient, handling, whenGone,
-            isObserved: !reportsItsDeliveries && office.sortingOffice.instrumenter != nil
-        )
+    ) -> Registration {
+        let isObserved = !reportsItsDeliveries && office.sortingOffice.instrumenter != nil
+        if let recipient {
+            return MethodRegistration(
+                recipient, office, M.self, priority, nil, senders, exactSender, once, owner, handling, whenGone,
+                isObserved: isObserved)
+        }
+        return Registration(
+            office, M.self, priority, nil, senders, exactSender, once, owner, handling, whenGone, isObserved: isObserved)
     }
 
     /// A registration for every mail whose type conforms to the protocol `P` (`any P`; `any Mail` for all
-    /// mail), whose handler `handling` calls where and when it says. Other parameters as for the initializer
-    /// for a mail type.
+    /// mail), whose handler `handling` calls where and when it says. Other parameters as for
+    /// ``make(in:_:priority:senders:exactSender:once:tiedTo:recipient:whenGone:reportsItsDeliveries:_:)``.
     @usableFromInline
-    convenience init<P>(
+    static func make<P>(
         in office: borrowing PostOffice,
         conformingTo _: P.Type,
         priority: Priority = .normal,
@@ -176,38 +194,39 @@ final class Registration: Sendable {
         once: Bool = false,
         tiedTo owner: SendableObject? = nil,
         _ handling: Conforming
-    ) {
+    ) -> Registration {
         let isWiretap = P.self == (any Mail).self
         let conformance = Conformance(
             admits: { $0 is P && !(isWiretap && $0 is UndeliveredMail) },
             handler: handling.handler,
             isWiretap: isWiretap
         )
-        self.init(
-            office, P.self, priority, conformance, senders, exactSender, once, owner, nil,
-            Handling(handling.place, Self.unusedHandler), nil, isObserved: office.sortingOffice.instrumenter != nil
-        )
+        return Registration(
+            office, P.self, priority, conformance, senders, exactSender, once, owner,
+            Handling(handling.place, unusedHandler), nil, isObserved: office.sortingOffice.instrumenter != nil)
     }
 
     /// The handler of a registration that delivers some other way (a mailbox, a conformance).
     @usableFromInline
     static let unusedHandler: Handler = { _, _, _ in }
 
-    private init(
+    /// A registration of `registeredType` (a mail type, or a protocol's existential with its `conformance`), with
+    /// the parameters of ``make(in:_:priority:senders:exactSender:once:tiedTo:recipient:whenGone:reportsItsDeliveries:_:)``;
+    /// a ``MethodRegistration`` passes `hasRecipient`.
+    init(
         _ office: borrowing PostOffice, _ registeredType: Any.Type, _ priority: Priority, _ conformance: Conformance?,
         _ senders: SenderFilter, _ exactSender: SendableObject?, _ isOneShot: Bool, _ owner: SendableObject?,
-        _ recipient: SendableObject?, _ handling: Handling, _ whenGone: (@Sendable () -> Void)?, isObserved: Bool
+        _ handling: Handling, _ whenGone: (@Sendable () -> Void)?, isObserved: Bool, hasRecipient: Bool = false
     ) {
         self.registeredType = registeredType
         self.priority = priority
+        self.hasRecipient = hasRecipient
         // Moved rather than copied: copying an enum with payloads is a call.
         if let exactSender {
             self.senders = .instance(ObjectIdentifier(exactSender))
         } else {
             self.senders = senders
         }
-        self.recipient = recipient
-        recipientKey = recipient.map(ObjectIdentifier.init)
         mayReceiveUndeliveredMail =
             conformance.map { $0.admits(UndeliveredMail.probe) } ?? (registeredType == UndeliveredMail.self)
         let consuming = handling.consuming
@@ -243,13 +262,13 @@ final class Registration: Sendable {
     /// False once a method recipient, an exact sender or the owner it was tied to has gone, or once a
     /// one-shot registration was delivered.
     var isAlive: Bool {
-        (recipientKey == nil || recipient != nil) && (sender != nil || !senders.isInstance)
+        (!hasRecipient || recipient != nil) && (sender != nil || !senders.isInstance)
             && (!isTied || owner != nil) && !isSpent
     }
 
     /// True for a registration that can stop being alive without being unregistered.
     var isMortal: Bool {
-        recipientKey != nil || senders.isInstance || isTied || isOneShot
+        hasRecipient || senders.isInstance || isTied || isOneShot
     }
 
     /// True for a registration made with `once: true`: it ends once it was delivered.

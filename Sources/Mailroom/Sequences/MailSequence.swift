@@ -248,7 +248,7 @@ extension PostOffice {
         // The sequence reports its deliveries itself: the loop takes the mail later, in the context captured here.
         let instrumenter = sortingOffice.instrumenter
         return MailSequence(office: self, bufferingPolicy: bufferingPolicy) { buffer in
-            Registration(
+            Registration.make(
                 in: self, M.self, priority: priority, senders: senders, exactSender: exactSender, tiedTo: owner,
                 whenGone: { buffer.finish() }, reportsItsDeliveries: true,
                 .on(nil, throwing: Never.self) { posted, sender, _ in

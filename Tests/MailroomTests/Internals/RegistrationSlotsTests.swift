@@ -7,7 +7,7 @@ struct RegistrationSlotsTests {
     private struct Tick: Mail {}
 
     private static func registration() -> Registration {
-        Registration(in: PostOffice(), Tick.self, .on(nil, throwing: Never.self) { _, _, _ in })
+        Registration.make(in: PostOffice(), Tick.self, .on(nil, throwing: Never.self) { _, _, _ in })
     }
 
     @Test("Random inserts and removals keep the same registrations, in the same orders, as a Dictionary by id")
