@@ -249,7 +249,7 @@ func typedRegisterUnregister() -> Scenario {
                 scenario: "register + unregister pair, 1000 others registered, against Foundation's typed observer",
                 mailroom: mailroom, peer: foundation, peerName: "Foundation MainActorMessage observer", bare: nil,
                 referenceLabel: "Foundation MainActorMessage observer (addObserver(of:for:) + removeObserver)",
-                reference: foundation, target: .faster(20))
+                reference: foundation, target: .faster(15))
         ]
     )
 }

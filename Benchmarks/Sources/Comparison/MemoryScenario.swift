@@ -188,8 +188,8 @@ func memory() -> Scenario {
     return Scenario(
         variants: variants,
         rows: [
-            row("closure with one capture", 0, .cost(0.66)),
-            row("weak method", 2, .cost(0.66)),
+            row("closure with one capture", 0, .cost(1)),
+            row("weak method", 2, .cost(1)),
             row("exact sender (each its own)", 4, .reportOnly),
         ],
         notes: [note]

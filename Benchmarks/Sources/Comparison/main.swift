@@ -712,7 +712,7 @@ func registerUnregister() -> Scenario {
             Row(
                 scenario: "register + unregister pair, 1000 others registered", mailroom: mailroom,
                 peer: notificationCenter, bare: nil, referenceLabel: "NotificationCenter",
-                reference: notificationCenter, target: .faster(4))
+                reference: notificationCenter, target: .faster(5))
         ]
     )
 }

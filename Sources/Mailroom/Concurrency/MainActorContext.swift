@@ -14,10 +14,14 @@ enum MainActorContext {
         return key
     }()
 
+    /// Inlined, so that the common case, the main thread, is a thread-local read without a call.
+    @inline(__always)
     static var isCurrent: Bool {
-        if mailroom_is_main_thread() {
-            return true
-        }
+        mailroom_is_main_thread() || isCurrentOffMainThread
+    }
+
+    @inline(never)
+    private static var isCurrentOffMainThread: Bool {
         #if os(Linux)
         // A few nanoseconds, where `getSpecific` takes tens: the common case off the main thread, an `async`
         // main's main actor.

@@ -40,8 +40,19 @@ extension Registration {
         guard life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrent else {
             return deliverWithLifecycle(mail, type: mailType, from: sender, receipt: receipt)
         }
-        return mayThrow
-            ? answer(mail, type: mailType, from: sender, receipt: receipt) : runNow(mail, type: mailType, from: sender)
+        guard !mayThrow else {
+            return answerOutOfLine(mail, type: mailType, from: sender, receipt: receipt)
+        }
+        return runNow(mail, type: mailType, from: sender)
+    }
+
+    /// ``answer(_:type:from:receipt:)``, out of line: inlined into ``deliverOnMainActor(_:type:from:receipt:)``, it
+    /// gave every main-actor post its larger stack frame, though few handlers throw.
+    @inline(never)
+    private func answerOutOfLine(
+        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
+    ) -> Outcome {
+        answer(mail, type: mailType, from: sender, receipt: receipt)
     }
 
     /// Calls a handler that cannot throw (``mayThrow`` is false) on the posting thread.
