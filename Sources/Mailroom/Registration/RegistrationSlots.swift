@@ -22,7 +22,8 @@ final class RegistrationSlots {
         var rank: UInt { registration.priority.rank(order: order) }
     }
 
-    /// A slot in use has a registration (retained); a free one has none.
+    /// A slot in use has a registration (retained); a free one has none. 32 bytes: its chain links are 32-bit
+    /// (see ``Link``).
     private struct Slot {
         var number: UInt64
         var order: UInt
@@ -31,6 +32,13 @@ final class RegistrationSlots {
         var previous = RegistrationSlots.noSlot
         var next = RegistrationSlots.noSlot
     }
+
+    /// A slot's index in a chain: 32 bits, which keeps a slot at 32 bytes rather than 40. An office holds fewer
+    /// registrations than that counts (``maximumCount``), each at least a hundred bytes.
+    fileprivate typealias Link = Int32
+
+    /// The most registrations an office holds at once: slots are numbered by a ``Link``.
+    static let maximumCount = Int(Link.max)
 
     /// Registrations in the order they joined (see ``append(_:to:)``), threaded through their slots.
     struct Chain {
@@ -75,14 +83,14 @@ final class RegistrationSlots {
         }
     }
 
-    private static let noSlot = -1
+    private static let noSlot: Link = -1
 
     // Only writers touch these, under the office lock, which already makes every access exclusive (as in `Route`).
     @exclusivity(unchecked) private var slots = Memory<Slot>()
     /// Slots `0..<used` have been handed out at least once.
     @exclusivity(unchecked) private var used = 0
     /// The indexes of the freed slots among them, the most recently freed last: reused first.
-    @exclusivity(unchecked) private var freeSlots = Memory<Int>()
+    @exclusivity(unchecked) private var freeSlots = Memory<Link>()
     @exclusivity(unchecked) private var freeCount = 0
 
     deinit {
@@ -102,7 +110,7 @@ final class RegistrationSlots {
         let slot: Int
         if freeCount > 0 {
             freeCount -= 1
-            slot = freeSlots[freeCount]
+            slot = Int(freeSlots[freeCount])
         } else {
             if used == slots.capacity {
                 grow()
@@ -133,21 +141,22 @@ final class RegistrationSlots {
     func remove(_ id: RecipientId) -> Registration {
         let registration = slots[id.slot].registration.unsafelyUnwrapped
         slots[id.slot].registration = nil
-        freeSlots[freeCount] = id.slot
+        freeSlots[freeCount] = Link(truncatingIfNeeded: id.slot)
         freeCount += 1
         return registration.takeRetainedValue()
     }
 
     /// Adds the registration `id` names, which this office holds and which is in no chain, at the end of `chain`.
     func append(_ id: RecipientId, to chain: inout Chain) {
+        let link = Link(truncatingIfNeeded: id.slot)
         slots[id.slot].previous = chain.last
         slots[id.slot].next = Self.noSlot
         if chain.last == Self.noSlot {
-            chain.first = id.slot
+            chain.first = link
         } else {
-            slots[chain.last].next = id.slot
+            slots[Int(chain.last)].next = link
         }
-        chain.last = id.slot
+        chain.last = link
     }
 
     /// Takes the registration `id` names out of `chain`, which it is in; before it is removed from the slots.
@@ -156,12 +165,12 @@ final class RegistrationSlots {
         if previous == Self.noSlot {
             chain.first = next
         } else {
-            slots[previous].next = next
+            slots[Int(previous)].next = next
         }
         if next == Self.noSlot {
             chain.last = previous
         } else {
-            slots[next].previous = previous
+            slots[Int(next)].previous = previous
         }
     }
 
@@ -170,8 +179,8 @@ final class RegistrationSlots {
         var records: [Record] = []
         var slot = chain.first
         while slot != Self.noSlot {
-            records.append(record(at: slot))
-            slot = slots[slot].next
+            records.append(record(at: Int(slot)))
+            slot = slots[Int(slot)].next
         }
         return records
     }
@@ -191,7 +200,10 @@ final class RegistrationSlots {
     /// save and restore registers it needs.
     @inline(never)
     private func grow() {
-        let newCapacity = max(16, slots.capacity * 2)
+        precondition(
+            slots.capacity < Self.maximumCount,
+            "an office holds at most \(Self.maximumCount) registrations at once")
+        let newCapacity = min(max(16, slots.capacity * 2), Self.maximumCount)
         slots.grow(to: newCapacity, moving: used)
         freeSlots.grow(to: newCapacity, moving: freeCount)
     }
