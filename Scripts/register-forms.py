@@ -103,6 +103,10 @@ ON_MAIN = "on _: MainActorPlace"
 CONFORMING = "conformingTo protocolType: P.Type"
 REGISTRATION = "Registration.make(in: self, M.self, priority: priority, {filter}once: once, tiedTo: owner, "
 CONFORMANCE = "Registration.make(in: self, conformingTo: P.self, priority: priority, {filter}once: once, tiedTo: owner, "
+# The closure that takes the mail alone, the most common registration: kept in the registration, which its handler
+# is given, rather than captured by the handler (see ClosureRegistration).
+CLOSURE_OF_M = ("ClosureRegistration(in: self, queue: queue, priority: priority, exactSender: sender, once: once, "
+                "tiedTo: owner, handler, handler: ClosureRegistration<M, E>.bodyCaller)")
 
 KINDS = [
     Kind("closure", "Closure", "Closures", "", [QUEUE], [],
@@ -223,7 +227,10 @@ def overload(kind, shape):
     declaration(kind, shape, lines, parameters(kind, shape))
     mail = "mail.read(as: M.self)" if kind.key in READS_POSTED_MAIL else "mail"
     filt = shape.filter_arguments()
-    lines.append("    enroll(" + kind.build.format(filter=(filt + ", ") if filt else "", call=shape.call(mail)) + ")")
+    if kind.key == "closure" and shape.key == "any":
+        lines.append("    enroll(" + CLOSURE_OF_M + ")")
+    else:
+        lines.append("    enroll(" + kind.build.format(filter=(filt + ", ") if filt else "", call=shape.call(mail)) + ")")
     lines.append("}")
     return lines
 

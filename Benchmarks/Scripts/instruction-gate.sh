@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 budgets=instruction-budgets.txt
-scenarios=(post-1-closure post-100-closures post-100-closures-by-priority post-1-closure-1000-other-types
+scenarios=(post-1-closure post-100-closures post-1-capturing-closure post-100-capturing-closures
+    post-100-closures-by-priority post-1-closure-1000-other-types
     post-1-closure-1000-other-protocols post-1-throwing-closure post-1-interceptor post-1-main-actor-closure
     post-1-main-actor-closure-from-task post-1-queue-closure register-unregister-1000-others
     instrumented-post-1-closure instrumented-post-100-closures instrumented-post-1-queue-closure)

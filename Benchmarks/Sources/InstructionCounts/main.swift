@@ -4,7 +4,8 @@
 // runs it.
 //
 //   InstructionCounts <scenario> <count>
-//   scenarios: post-1-closure, post-100-closures, post-100-closures-by-priority, post-1-closure-1000-other-types,
+//   scenarios: post-1-closure, post-100-closures, post-1-capturing-closure, post-100-capturing-closures,
+//              post-100-closures-by-priority, post-1-closure-1000-other-types,
 //              post-1-closure-1000-other-protocols, post-1-throwing-closure, post-1-interceptor,
 //              post-1-main-actor-closure, post-1-main-actor-closure-from-task, post-1-queue-closure,
 //              register-unregister-1000-others
@@ -97,6 +98,14 @@ case "post-1-closure":
 case "post-100-closures":
     for _ in 0..<100 {
         office.register { (ping: Ping) in sink.total &+= ping.value }
+    }
+case "post-1-capturing-closure":
+    // A closure that captures a value, as most do (`self`, a model): its context is its own.
+    let offset = count
+    office.register { (ping: Ping) in sink.total &+= ping.value &+ offset }
+case "post-100-capturing-closures":
+    for offset in 0..<100 {
+        office.register { (ping: Ping) in sink.total &+= ping.value &+ offset }
     }
 case "post-100-closures-by-priority":
     // Each priority from -50 to 49, registered in an order that inserts most of them before others.

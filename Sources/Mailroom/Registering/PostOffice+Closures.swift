@@ -34,9 +34,9 @@ extension PostOffice {
         _ handler: @escaping @Sendable (M) throws(E) -> Void
     ) -> RecipientId {
         enroll(
-            Registration.make(
-                in: self, M.self, priority: priority, exactSender: sender, once: once, tiedTo: owner,
-                .on(queue, throwing: E.self) { mail, sender, _ in try handler(mail.read(as: M.self)) }))
+            ClosureRegistration(
+                in: self, queue: queue, priority: priority, exactSender: sender, once: once, tiedTo: owner, handler,
+                handler: ClosureRegistration<M, E>.bodyCaller))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted with a sender of class `S`

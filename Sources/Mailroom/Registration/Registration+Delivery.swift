@@ -61,7 +61,7 @@ extension Registration {
     {
         do {
             if !hasRecipient {
-                try handler(PostedMail(mail, type: mailType), sender, nil)
+                try handler(PostedMail(mail, type: mailType), sender, self)
             } else if let recipient {
                 try handler(PostedMail(mail, type: mailType), sender, recipient)
             } else {
@@ -203,13 +203,17 @@ extension Registration {
     private func answer(
         _ mail: PostedMail, from sender: SendableObject?, receipt: Receipt?, copy: () -> any Mail
     ) -> Outcome {
-        // A closure has no recipient: its weak reference is not loaded, which would cost a call.
-        var recipient: SendableObject?
-        if hasRecipient {
-            recipient = self.recipient
-            guard recipient != nil else { return .dropped }
-        }
         do {
+            guard hasRecipient else {
+                // No weak reference to load, which would cost a call; the handler gets the registration instead
+                // (see ``Handler``), passed without a retain.
+                if let consuming {
+                    return try consuming(mail, sender, nil) == .consumed ? .consumed : .received
+                }
+                try handler(mail, sender, self)
+                return .received
+            }
+            guard let recipient else { return .dropped }
             if let consuming {
                 return try consuming(mail, sender, recipient) == .consumed ? .consumed : .received
             }

@@ -4,8 +4,9 @@ import Dispatch
 ///
 /// Immutable once made. The office keeps it alive while it is registered; routes refer to it by address.
 ///
-/// A registration whose handler is called with an object it holds weakly (a method's recipient, an actor) is a
-/// ``MethodRegistration``, which adds that object: the others, closures mostly, do not pay its two words.
+/// Two subclasses add what only some registrations need: a ``MethodRegistration`` the object its handler is called
+/// with, held weakly (a method's recipient, an actor), and a ``ClosureRegistration`` the user's closure that takes
+/// the mail alone, which its handler calls without capturing it.
 ///
 /// The register overloads are `@inlinable` so that each builds its handler in the caller's module, for the
 /// caller's concrete types: there, a method reference `Screen.receive` is applied to its recipient without
@@ -13,7 +14,8 @@ import Dispatch
 @usableFromInline
 class Registration: @unchecked Sendable {
     /// Calls the user's closure or method with the posted mail (read as the registered mail type), the post's
-    /// sender, and the recipient of a method registration (known to be alive).
+    /// sender, and the recipient of a method registration (known to be alive), or, for any other registration, the
+    /// registration itself (a ``ClosureRegistration``'s handler finds the user's closure there).
     ///
     /// It throws only when the user's handler may (``Handling/mayThrow``): a post calls such a handler on its slow
     /// path, which reports what it throws.
