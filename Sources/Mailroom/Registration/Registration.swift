@@ -180,7 +180,8 @@ class Registration: @unchecked Sendable {
                 isObserved: isObserved)
         }
         return Registration(
-            office, M.self, priority, nil, senders, exactSender, once, owner, handling, whenGone, isObserved: isObserved)
+            office, M.self, priority, nil, senders, exactSender, once, owner, handling, whenGone, isObserved: isObserved
+        )
     }
 
     /// A registration for every mail whose type conforms to the protocol `P` (`any P`; `any Mail` for all
