@@ -7,7 +7,8 @@ struct RouteTests {
     private struct Tick: Mail {}
 
     private static func registrations(_ count: Int) -> [Registration] {
-        (0..<count).map { _ in Registration.make(in: PostOffice(), Tick.self, .on(nil, throwing: Never.self) { _, _, _ in })
+        (0..<count).map { _ in
+            Registration.make(in: PostOffice(), Tick.self, .on(nil, throwing: Never.self) { _, _, _ in })
         }
     }
 
