@@ -14,10 +14,17 @@ enum MainActorContext {
         return key
     }()
 
-    /// Inlined, so that the common case, the main thread, is a thread-local read without a call.
-    @inline(__always)
+    /// True when the caller runs on the main actor: the main thread (a thread-local read), or, off it, a block of
+    /// the main queue.
     static var isCurrent: Bool {
         mailroom_is_main_thread() || isCurrentOffMainThread
+    }
+
+    /// ``isCurrent``, out of line: a post's loop calls it for a main-actor registration, and inlined there, the
+    /// thread's address would be computed for every post, main-actor recipients or not.
+    @inline(never)
+    static var isCurrentOutOfLine: Bool {
+        isCurrent
     }
 
     @inline(never)

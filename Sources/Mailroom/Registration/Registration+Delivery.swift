@@ -25,14 +25,21 @@ extension Registration {
             return runNow(mail, type: mailType, from: sender)
         }
         if isPlainMainActor {
+            // UI code posting to UI code, the most common main-actor post, runs the handler here: a main-actor
+            // registration that is neither one-shot nor tied, whose handler cannot throw, for a post made on the
+            // main actor while none of its mail waits on the main queue. The check where the post runs is a call,
+            // so that the other posts do not carry its code.
+            if !mayThrow, life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrentOutOfLine {
+                return runNow(mail, type: mailType, from: sender)
+            }
             return deliverOnMainActor(mail, type: mailType, from: sender, receipt: receipt)
         }
         return deliverWithLifecycle(mail, type: mailType, from: sender, receipt: receipt)
     }
 
-    /// Delivers for a main-actor registration that is neither one-shot nor tied: at once when the post is made on
-    /// the main actor and none of its mail waits on the main queue. UI code posting to UI code, the most common
-    /// main-actor post, so it makes no other check.
+    /// Delivers for a main-actor registration that is neither one-shot nor tied when ``deliver(_:type:from:receipt:)``
+    /// did not run it at once: its handler may throw, its mail waits on the main queue, or the post is not made on
+    /// the main actor.
     @inline(never)
     private func deliverOnMainActor(
         _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
@@ -40,19 +47,8 @@ extension Registration {
         guard life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrent else {
             return deliverWithLifecycle(mail, type: mailType, from: sender, receipt: receipt)
         }
-        guard !mayThrow else {
-            return answerOutOfLine(mail, type: mailType, from: sender, receipt: receipt)
-        }
-        return runNow(mail, type: mailType, from: sender)
-    }
-
-    /// ``answer(_:type:from:receipt:)``, out of line: inlined into ``deliverOnMainActor(_:type:from:receipt:)``, it
-    /// gave every main-actor post its larger stack frame, though few handlers throw.
-    @inline(never)
-    private func answerOutOfLine(
-        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
-    ) -> Outcome {
-        answer(mail, type: mailType, from: sender, receipt: receipt)
+        return mayThrow
+            ? answer(mail, type: mailType, from: sender, receipt: receipt) : runNow(mail, type: mailType, from: sender)
     }
 
     /// Calls a handler that cannot throw (``mayThrow`` is false) on the posting thread.
