@@ -14,21 +14,14 @@ enum MainActorContext {
         return key
     }()
 
-    /// True when the caller runs on the main actor: the main thread (a thread-local read), or, off it, a block of
-    /// the main queue.
-    static var isCurrent: Bool {
-        mailroom_is_main_thread() || isCurrentOffMainThread
-    }
-
-    /// ``isCurrent``, out of line: a post's loop calls it for a main-actor registration, and inlined there, the
+    /// True when the caller runs on the main actor: on the main thread (a thread-local read), or, off it, in a block
+    /// of the main queue. Out of line: a post's loop calls it for a main-actor registration, and inlined there, the
     /// thread's address would be computed for every post, main-actor recipients or not.
     @inline(never)
-    static var isCurrentOutOfLine: Bool {
-        isCurrent
-    }
-
-    @inline(never)
-    private static var isCurrentOffMainThread: Bool {
+    static var isCurrent: Bool {
+        if mailroom_is_main_thread() {
+            return true
+        }
         #if os(Linux)
         // A few nanoseconds, where `getSpecific` takes tens: the common case off the main thread, an `async`
         // main's main actor.
@@ -36,7 +29,13 @@ enum MainActorContext {
             return true
         }
         #endif
-        return DispatchQueue.getSpecific(key: mainQueueKey) == true
+        return isCurrentBySpecific
+    }
+
+    /// Whether the caller runs in a block of the main queue, or of a queue that targets it, asked of the queue.
+    @inline(never)
+    private static var isCurrentBySpecific: Bool {
+        DispatchQueue.getSpecific(key: mainQueueKey) == true
     }
 
     /// `handler`, callable without the run-time check of `MainActor.assumeIsolated`, for a registration's

@@ -29,7 +29,7 @@ extension Registration {
             // registration that is neither one-shot nor tied, whose handler cannot throw, for a post made on the
             // main actor while none of its mail waits on the main queue. The check where the post runs is a call,
             // so that the other posts do not carry its code.
-            if !mayThrow, life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrentOutOfLine {
+            if !mayThrow, life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrent {
                 return runNow(mail, type: mailType, from: sender)
             }
             return deliverOnMainActor(mail, type: mailType, from: sender, receipt: receipt)
