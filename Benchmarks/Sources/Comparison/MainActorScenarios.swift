@@ -54,17 +54,24 @@ func mainActorVariants(_ count: Int) -> (mailroom: Variant, foundation: Variant)
     return (mailroom, foundation)
 }
 
+/// An office with one main-actor closure, which consumes the value it handled and records it in `handled`, warmed
+/// with one post (made on the main thread, where its recipient runs at once).
+func mainActorOffice(recordingIn handled: LastHandled) -> PostOffice {
+    let office = PostOffice()
+    office.register(on: .mainActor) { (ping: Ping) in
+        consume(ping.value)
+        handled.value = ping.value
+    }
+    office.post(Ping(value: 0))
+    return office
+}
+
 func mainActor() -> Scenario {
     // Every recipient also records the value it handled (one store), so that the rows can check that the post
     // delivered it at once: were a main-actor delivery queued to the main actor instead (which this tool never
     // runs), the handler would not run and the rows would time something else.
     let mainActorHandled = LastHandled()
-    let office = PostOffice()
-    office.register(on: .mainActor) { (ping: Ping) in
-        consume(ping.value)
-        mainActorHandled.value = ping.value
-    }
-    office.post(Ping(value: 0))
+    let office = mainActorOffice(recordingIn: mainActorHandled)
     let mailroom = Variant("Mailroom, main-actor recipient") { iterations in
         MainActor.assumeIsolated {
             for index in 0..<iterations { office.post(Ping(value: index)) }
@@ -193,12 +200,7 @@ final class MainActorTaskChildren {
 /// nanoseconds per post, timed as `Variant` times (calibrated, then one measurement of about 60 ms).
 func mainActorTaskChild() -> Never {
     let handled = LastHandled()
-    let office = PostOffice()
-    office.register(on: .mainActor) { (ping: Ping) in
-        consume(ping.value)
-        handled.value = ping.value
-    }
-    office.post(Ping(value: 0))
+    let office = mainActorOffice(recordingIn: handled)
     Task { @MainActor in
         // The suspension is the point: resumed, the task runs in a block of the main queue, on another thread
         // than the parked main thread.
