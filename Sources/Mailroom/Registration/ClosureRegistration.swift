@@ -9,6 +9,7 @@ import Dispatch
 /// any ``Registration/Handler``, with no virtual call and no generic code.
 @usableFromInline
 final class ClosureRegistration<M: Mail, E: Error>: Registration, @unchecked Sendable {
+    /// The user's closure, as the register overload was given it.
     @usableFromInline let body: @Sendable (M) throws(E) -> Void
 
     /// A registration of `body` for every posted `M` (from `exactSender` alone, when given), run on the posting

@@ -1,9 +1,9 @@
 /// A registration whose handler is called with an object it holds weakly, its recipient: a method's (the
 /// recipient's), an actor's (the actor).
 ///
-/// A subclass, so that the other registrations do not pay these two words: a closure's then fits an 80-byte block
-/// of memory, where this one takes a 96-byte block. ``Registration/recipient`` and ``Registration/recipientKey``
-/// read them without a virtual call (``Registration/hasRecipient``).
+/// A subclass, so that the other registrations do not pay these two words: a ``Registration`` fits an 80-byte
+/// block of memory, where this one takes a 96-byte block. ``Registration/recipient`` and
+/// ``Registration/recipientKey`` read them without a virtual call (``Registration/hasRecipient``).
 final class MethodRegistration: Registration, @unchecked Sendable {
     weak let object: SendableObject?
     /// The recipient's identity, which outlives it: ``PostOffice/unregister(_:)-(AnyObject)`` finds the

@@ -204,7 +204,7 @@ extension Registration {
                 // No weak reference to load, which would cost a call; the handler gets the registration instead
                 // (see ``Handler``), passed without a retain.
                 if let consuming {
-                    return try consuming(mail, sender, nil) == .consumed ? .consumed : .received
+                    return try consuming(mail, sender, self) == .consumed ? .consumed : .received
                 }
                 try handler(mail, sender, self)
                 return .received

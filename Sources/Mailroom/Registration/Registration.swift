@@ -82,8 +82,8 @@ class Registration: @unchecked Sendable {
     }
 
     // Stored in this order, the words first, so that the small fields share the last word, and a subclass's
-    // two words follow: a closure's registration then takes an 80-byte block of memory, a method's a 96-byte one
-    // (see docs/performance.md).
+    // two words follow: a registration of this class then takes an 80-byte block of memory, a subclass's a
+    // 96-byte one (see docs/performance.md).
 
     /// The registered mail type, or the protocol's existential type.
     let registeredType: Any.Type
