@@ -128,13 +128,16 @@ class Registration: @unchecked Sendable {
     /// The object this registration was tied to (`tiedTo:`).
     var owner: SendableObject? { particulars?.tie?.owner }
 
-    /// Calls `body` with each object `unregister(_:)` with an object finds this registration by: its recipient,
-    /// and the owner it was tied to.
+    /// Calls `body` with each object `unregister(_:)` with an object finds this registration by: its recipient
+    /// (`isOwner` false), and the owner it was tied to, when that is another object (`isOwner` true).
     @inline(__always)
-    func forEachObjectKey(_ body: (ObjectIdentifier) -> Void) {
-        if let recipientKey { body(recipientKey) }
-        if let ownerKey = particulars?.tie?.key, ownerKey != recipientKey { body(ownerKey) }
+    func forEachObjectKey(_ body: (_ isOwner: Bool, ObjectIdentifier) -> Void) {
+        if let recipientKey { body(false, recipientKey) }
+        if let ownerKey, ownerKey != recipientKey { body(true, ownerKey) }
     }
+
+    /// The identity of the object this registration was tied to, which outlives it.
+    var ownerKey: ObjectIdentifier? { particulars?.tie?.key }
 
     /// The recipient of a method (or actor) registration, held weakly: `nil` for the others, and once it has gone.
     var recipient: SendableObject? {

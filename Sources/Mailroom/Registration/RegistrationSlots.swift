@@ -34,10 +34,11 @@ final class RegistrationSlots {
     }
 
     /// A slot's index in a chain: 32 bits, which keeps a slot at 32 bytes rather than 40. An office holds fewer
-    /// registrations than that counts (``maximumCount``), each at least a hundred bytes.
+    /// registrations than that counts (``maximumCount``), each at least a hundred bytes; and a
+    /// ``RecipientIndex/Entry`` packs a slot's index in 31 bits.
     fileprivate typealias Link = Int32
 
-    /// The most registrations an office holds at once: slots are numbered by a ``Link``.
+    /// The most registrations an office holds at once: slots are numbered by a ``Link``, below its greatest value.
     static let maximumCount = Int(Link.max)
 
     /// Registrations in the order they joined (see ``append(_:to:)``), threaded through their slots.
@@ -185,7 +186,8 @@ final class RegistrationSlots {
         return records
     }
 
-    private func record(at slot: Int) -> Record {
+    /// The record of the registration in `slot`, which holds one.
+    func record(at slot: Int) -> Record {
         Record(
             id: RecipientId(number: slots[slot].number, slot: slot),
             registration: slots[slot].registration.unsafelyUnwrapped.takeUnretainedValue(), order: slots[slot].order)

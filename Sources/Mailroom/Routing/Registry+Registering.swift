@@ -60,10 +60,9 @@ extension Registry {
                 visiting: { $0.insert(rank: rank, registration) }
             )
         }
-        registration.forEachObjectKey { key in
-            if recipients.modifyIfPresent(Self.key(key), { $0.append(id) }) == nil {
-                recipients[Self.key(key)] = RecipientRegistrations(id)
-            }
+        registration.forEachObjectKey { isOwner, key in
+            recipients.insert(
+                RecipientIndex.Entry(slot: id.slot, isOwner: isOwner), under: Self.key(key), keyOf: recipientKeyOf)
         }
         if registration.mayReceiveUndeliveredMail {
             undeliveredMailRecipients.increment()
@@ -203,10 +202,9 @@ extension Registry {
                 dropSender(senderKey, retiring: &retiring)
             }
         }
-        registration.forEachObjectKey { key in
-            if recipients.modifyIfPresent(Self.key(key), { $0.remove(id) }) == true {
-                recipients[Self.key(key)] = nil
-            }
+        registration.forEachObjectKey { isOwner, key in
+            recipients.remove(
+                RecipientIndex.Entry(slot: id.slot, isOwner: isOwner), under: Self.key(key), keyOf: recipientKeyOf)
         }
     }
 

@@ -42,8 +42,8 @@ struct Registry {
     var mailTypes = WordMap<MailTypeIndex>()
     /// By exact sender.
     var senders = WordMap<SenderIndex>()
-    /// The method registrations of each recipient.
-    var recipients = WordMap<RecipientRegistrations>()
+    /// The registrations of each recipient, and of each object registrations are tied to.
+    var recipients = RecipientIndex()
     /// Registrations for a protocol (not for one exact sender), in order.
     var conformingIds: [RecipientId] = []
     var typeRoutes: [RouteTable.Key: Route] = [:]
@@ -86,9 +86,23 @@ struct Registry {
         records.all.sorted { $0.rank < $1.rank }
     }
 
-    /// The method registrations whose recipient is the object with this identifier.
+    /// The registrations whose recipient is the object with this identifier, or that were tied to it, in the
+    /// order they were registered.
     func registrations(ofRecipient recipientKey: ObjectIdentifier) -> [RecipientId] {
-        recipients[Self.key(recipientKey)]?.ids ?? []
+        recipients.entries(under: Self.key(recipientKey), keyOf: recipientKeyOf)
+            .map { records.record(at: $0.slot) }
+            .sorted { $0.order < $1.order }
+            .map(\.id)
+    }
+
+    /// The key an entry of ``recipients`` is filed under: its registration's recipient or owner. A closure over the
+    /// slots alone, so that it can be passed while ``recipients`` changes.
+    var recipientKeyOf: (RecipientIndex.Entry) -> UInt64 {
+        { [records] entry in
+            let registration = records.record(at: entry.slot).registration
+            let key = entry.isOwner ? registration.ownerKey : registration.recipientKey
+            return Self.key(key.unsafelyUnwrapped)
+        }
     }
 
     /// Withdraws every registration, so that none of their queued deliveries that has not started runs.

@@ -92,7 +92,8 @@ struct WordMap<Value> {
         return nil
     }
 
-    private static func bucket(of key: UInt64, mask: Int) -> Int {
+    /// The bucket where the search for `key` starts, in a table of `mask + 1` buckets (a power of two).
+    static func bucket(of key: UInt64, mask: Int) -> Int {
         let hash = key &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
     }
