@@ -3,10 +3,12 @@
 /// object's identity, which outlives the object, so that the sweep of registrations whose recipient has gone finds
 /// them too. For the office's writers, under its lock.
 ///
-/// A multimap by open addressing with linear probing, as ``WordMap``, whose buckets hold an ``Entry`` alone: 4
-/// bytes, a registration's slot and which of its objects it is filed under. An entry's key is not stored: the
-/// caller reads it from the registration in that slot (`keyOf`). A map from each identity to its list of ids took
-/// 32 bytes a bucket, about 56 per weak-method registration, more than the registration's own slot and route entry.
+/// Open addressing with linear probing, as ``WordMap``, whose buckets hold an ``Entry`` alone: 4 bytes, a
+/// registration's slot and which of its objects it is filed under. An entry's key is not stored: the caller reads it
+/// from the registration in that slot (`keyOf`). A bucket holds an object's first entry; the others of an object
+/// with several are in ``more``, so that a thousand registrations of one object make neither a cluster that every
+/// insert walks nor one that every removal shifts. A map from each identity to its list of ids took 32 bytes a
+/// bucket, about 56 per weak-method registration, more than the registration's own slot and route entry.
 struct RecipientIndex {
     /// A registration filed under one of its objects: its slot, and whether that object is its owner (`tiedTo:`)
     /// rather than its recipient.
@@ -30,13 +32,22 @@ struct RecipientIndex {
     private static let empty = UInt32.max
 
     private var buckets: [UInt32] = []
+    /// The buckets in use: one per object with entries.
+    private var used = 0
+    /// The entries after the first of each object that has several, in no particular order.
+    private var more: [UInt64: [Entry]] = [:]
     /// The entries filed.
     private(set) var count = 0
 
-    /// Files `entry` under `key`. `keyOf` gives the key of any entry filed, for growing.
+    /// Files `entry` under `key`. `keyOf` gives the key of any entry filed.
     mutating func insert(_ entry: Entry, under key: UInt64, keyOf: (Entry) -> UInt64) {
-        if (count + 1) * 4 > buckets.count * 3 {
-            rehash(capacity: max(8, (count + 1) * 2), keyOf: keyOf)
+        count += 1
+        if bucket(of: key, keyOf: keyOf) != nil {
+            more[key, default: []].append(entry)
+            return
+        }
+        if (used + 1) * 4 > buckets.count * 3 {
+            rehash(capacity: max(8, (used + 1) * 2), keyOf: keyOf)
         }
         let mask = buckets.count - 1
         var index = WordMap<Never>.bucket(of: key, mask: mask)
@@ -44,20 +55,50 @@ struct RecipientIndex {
             index = (index + 1) & mask
         }
         buckets[index] = entry.bits
-        count += 1
+        used += 1
     }
 
-    /// Removes `entry`, filed under `key`. `keyOf` gives the key of any entry filed: removal moves back each
-    /// following entry that would otherwise no longer be found.
+    /// Removes `entry`, filed under `key`. `keyOf` gives the key of any entry filed.
     mutating func remove(_ entry: Entry, under key: UInt64, keyOf: (Entry) -> UInt64) {
-        guard !buckets.isEmpty else { return assertionFailure("\(entry) is not filed") }
-        let mask = buckets.count - 1
-        var hole = WordMap<Never>.bucket(of: key, mask: mask)
-        while buckets[hole] != entry.bits {
-            guard buckets[hole] != Self.empty else { return assertionFailure("\(entry) is not filed") }
-            hole = (hole + 1) & mask
+        guard let index = bucket(of: key, keyOf: keyOf) else { return assertionFailure("\(entry) is not filed") }
+        count -= 1
+        if buckets[index] != entry.bits {
+            // Changed in place, not copied out: an object's list may be long.
+            let removed = more[key]?.removeOne(entry)
+            assert(removed == true, "\(entry) is not filed")
+        } else if let next = more[key]?.popLast() {
+            buckets[index] = next.bits
+        } else {
+            removeBucket(at: index, keyOf: keyOf)
         }
-        var next = (hole + 1) & mask
+        if more[key]?.isEmpty == true {
+            more[key] = nil
+        }
+    }
+
+    /// The entries filed under `key`, in no particular order. `keyOf` gives the key of any entry filed.
+    func entries(under key: UInt64, keyOf: (Entry) -> UInt64) -> [Entry] {
+        guard let index = bucket(of: key, keyOf: keyOf) else { return [] }
+        return [Entry(bits: buckets[index])] + (more[key] ?? [])
+    }
+
+    /// The bucket of the first entry filed under `key`, if any.
+    private func bucket(of key: UInt64, keyOf: (Entry) -> UInt64) -> Int? {
+        guard !buckets.isEmpty else { return nil }
+        let mask = buckets.count - 1
+        var index = WordMap<Never>.bucket(of: key, mask: mask)
+        while buckets[index] != Self.empty {
+            if keyOf(Entry(bits: buckets[index])) == key { return index }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    /// Empties the bucket at `index`, moving back each following entry that would otherwise no longer be found.
+    private mutating func removeBucket(at index: Int, keyOf: (Entry) -> UInt64) {
+        let mask = buckets.count - 1
+        var hole = index
+        var next = (index + 1) & mask
         while buckets[next] != Self.empty {
             let home = WordMap<Never>.bucket(of: keyOf(Entry(bits: buckets[next])), mask: mask)
             // The entry at `next` may move into the hole when its home bucket is not strictly between them.
@@ -68,23 +109,7 @@ struct RecipientIndex {
             next = (next + 1) & mask
         }
         buckets[hole] = Self.empty
-        count -= 1
-    }
-
-    /// The entries filed under `key`, in no particular order. `keyOf` gives the key of any entry filed.
-    func entries(under key: UInt64, keyOf: (Entry) -> UInt64) -> [Entry] {
-        guard !buckets.isEmpty else { return [] }
-        let mask = buckets.count - 1
-        var entries: [Entry] = []
-        var index = WordMap<Never>.bucket(of: key, mask: mask)
-        while buckets[index] != Self.empty {
-            let entry = Entry(bits: buckets[index])
-            if keyOf(entry) == key {
-                entries.append(entry)
-            }
-            index = (index + 1) & mask
-        }
-        return entries
+        used -= 1
     }
 
     private mutating func rehash(capacity minimum: Int, keyOf: (Entry) -> UInt64) {
@@ -97,5 +122,15 @@ struct RecipientIndex {
             while buckets[index] != Self.empty { index = (index + 1) & (capacity - 1) }
             buckets[index] = bits
         }
+    }
+}
+
+extension Array where Element == RecipientIndex.Entry {
+    /// Removes `entry` by moving the last element into its place (the order does not matter); false if absent.
+    fileprivate mutating func removeOne(_ entry: Element) -> Bool {
+        guard let position = firstIndex(of: entry) else { return false }
+        swapAt(position, count - 1)
+        removeLast()
+        return true
     }
 }
