@@ -106,7 +106,7 @@ CONFORMANCE = "Registration.make(in: self, conformingTo: P.self, priority: prior
 # The closure that takes the mail alone, the most common registration: kept in the registration, which its handler
 # is given, rather than captured by the handler (see ClosureRegistration).
 CLOSURE_OF_M = ("ClosureRegistration(in: self, queue: queue, priority: priority, exactSender: sender, once: once, "
-                "tiedTo: owner, handler, handler: ClosureRegistration<M, E>.bodyCaller)")
+                "tiedTo: owner, handler, caller: ClosureRegistration<M, E>.bodyCaller)")
 
 KINDS = [
     Kind("closure", "Closure", "Closures", "", [QUEUE], [],

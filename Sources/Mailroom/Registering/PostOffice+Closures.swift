@@ -36,7 +36,7 @@ extension PostOffice {
         enroll(
             ClosureRegistration(
                 in: self, queue: queue, priority: priority, exactSender: sender, once: once, tiedTo: owner, handler,
-                handler: ClosureRegistration<M, E>.bodyCaller))
+                caller: ClosureRegistration<M, E>.bodyCaller))
     }
 
     /// Registers `handler`, held strongly until it is unregistered, for every `M` posted with a sender of class `S`

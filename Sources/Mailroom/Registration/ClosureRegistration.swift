@@ -13,23 +13,23 @@ final class ClosureRegistration<M: Mail, E: Error>: Registration, @unchecked Sen
     @usableFromInline let body: @Sendable (M) throws(E) -> Void
 
     /// A registration of `body` for every posted `M` (from `exactSender` alone, when given), run on the posting
-    /// thread, or on `queue` when one is given; `handler` is ``bodyCaller``. Other parameters as for
+    /// thread, or on `queue` when one is given; `caller` is ``bodyCaller``. Other parameters as for
     /// ``Registration/make(in:_:priority:senders:exactSender:once:tiedTo:recipient:whenGone:reportsItsDeliveries:_:)``.
     @usableFromInline
     init(
         in office: borrowing PostOffice, queue: DispatchQueue?, priority: Priority, exactSender: SendableObject?,
         once: Bool, tiedTo owner: SendableObject?, _ body: @escaping @Sendable (M) throws(E) -> Void,
-        handler: @escaping Handler
+        caller: @escaping Handler
     ) {
         self.body = body
         super.init(
             office, M.self, priority, nil, .any, exactSender, once, owner,
-            Handling(.on(queue), handler, mayThrow: E.self != Never.self), nil,
+            Handling(.on(queue), caller, mayThrow: E.self != Never.self), nil,
             isObserved: office.sortingOffice.instrumenter != nil)
     }
 
     /// The handler of a registration of this class: calls its `body` with the mail. Inlined into the register
-    /// overload, which passes it to ``init(in:queue:priority:exactSender:once:tiedTo:_:handler:)``.
+    /// overload, which passes it to ``init(in:queue:priority:exactSender:once:tiedTo:_:caller:)``.
     @inlinable
     static var bodyCaller: Handler {
         { mail, _, registration in

@@ -49,12 +49,7 @@ struct RecipientIndex {
         if (used + 1) * 4 > buckets.count * 3 {
             rehash(capacity: max(8, (used + 1) * 2), keyOf: keyOf)
         }
-        let mask = buckets.count - 1
-        var index = WordMap<Never>.bucket(of: key, mask: mask)
-        while buckets[index] != Self.empty {
-            index = (index + 1) & mask
-        }
-        buckets[index] = entry.bits
+        place(entry.bits, under: key)
         used += 1
     }
 
@@ -118,10 +113,18 @@ struct RecipientIndex {
         let old = buckets
         buckets = Array(repeating: Self.empty, count: capacity)
         for bits in old where bits != Self.empty {
-            var index = WordMap<Never>.bucket(of: keyOf(Entry(bits: bits)), mask: capacity - 1)
-            while buckets[index] != Self.empty { index = (index + 1) & (capacity - 1) }
-            buckets[index] = bits
+            place(bits, under: keyOf(Entry(bits: bits)))
         }
+    }
+
+    /// Puts `bits` in the first empty bucket from `key`'s.
+    private mutating func place(_ bits: UInt32, under key: UInt64) {
+        let mask = buckets.count - 1
+        var index = WordMap<Never>.bucket(of: key, mask: mask)
+        while buckets[index] != Self.empty {
+            index = (index + 1) & mask
+        }
+        buckets[index] = bits
     }
 }
 
