@@ -11,7 +11,6 @@ import Foundation
 import Logging
 import Mailroom
 import MailroomPostgres
-import NIOConcurrencyHelpers
 import PostgresNIO
 
 struct PriceChanged: LinkedMail {
@@ -52,28 +51,26 @@ func say(_ line: String, as name: String) {
     FileHandle.standardOutput.write(Data("\(name) | \(line)\n".utf8))
 }
 
-/// Reads lines from a pipe as they come.
+/// Reads lines from a pipe as they come, until the writer closes it (the other instance exits).
+///
+/// A thread of its own reads with blocking reads and ends at the end of the pipe. `FileHandle.readabilityHandler`
+/// is not used: it watches the pipe with a dispatch source, and cancelling that source at the end of the pipe
+/// crashed libdispatch's event loop in one CI run (Swift 6.3.1 on Linux).
 struct Lines: AsyncSequence {
     let stream: AsyncStream<String>
 
     init(_ handle: FileHandle) {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         self.stream = stream
-        let pending = NIOLockedValueBox("")
-        handle.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
-            }
-            let lines = pending.withLockedValue { pending -> [String] in
+        Thread.detachNewThread {
+            var pending = ""
+            while case let data = handle.availableData, !data.isEmpty {
                 pending += String(decoding: data, as: UTF8.self)
-                var parts = pending.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                pending = parts.removeLast()
-                return parts
+                var lines = pending.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                pending = lines.removeLast()
+                for line in lines { continuation.yield(line) }
             }
-            for line in lines { continuation.yield(line) }
+            continuation.finish()
         }
     }
 
@@ -82,11 +79,11 @@ struct Lines: AsyncSequence {
 
 @main
 enum PostgresExample {
-    /// Prints api-2's lines until one contains `expected`.
-    static func relay(_ lines: inout AsyncStream<String>.Iterator, until expected: String) async {
+    /// Prints api-2's lines until one contains `expected`, or to their end (`nil`).
+    static func relay(_ lines: inout AsyncStream<String>.Iterator, until expected: String?) async {
         while let line = await lines.next() {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            if line.contains(expected) { return }
+            if let expected, line.contains(expected) { return }
         }
     }
 
@@ -171,6 +168,8 @@ enum PostgresExample {
             say("posted CacheFlushed on this office", as: name)
             await relay(&lines, until: "cache flushed")
             toOther.fileHandleForWriting.write(Data("quit\n".utf8))
+            // To the end of api-2's output, so that the thread reading it has ended too.
+            await relay(&lines, until: nil)
             other.waitUntilExit()
         }
     }

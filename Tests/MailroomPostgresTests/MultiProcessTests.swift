@@ -36,11 +36,15 @@ final class Peer: Sendable {
         process.standardInput = toPeer
         process.standardOutput = fromPeer
         input = toPeer.fileHandleForWriting
-        fromPeer.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
-        }
         try process.run()
+        // Blocking reads on a thread of its own, which ends when the peer exits; `readabilityHandler`'s dispatch
+        // source is not used (see `Lines` in the Postgres example).
+        let reading = fromPeer.fileHandleForReading
+        Thread.detachNewThread { [output] in
+            while case let data = reading.availableData, !data.isEmpty {
+                output.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }
     }
 
     var lines: [String] { output.withLockedValue { $0.split(separator: "\n").map(String.init) } }
