@@ -24,31 +24,14 @@ extension Registration {
         guard life != nil else {
             return runNow(mail, type: mailType, from: sender)
         }
-        if isPlainMainActor {
-            // UI code posting to UI code, the most common main-actor post, runs the handler here: a main-actor
-            // registration that is neither one-shot nor tied, whose handler cannot throw, for a post made on the
-            // main actor while none of its mail waits on the main queue. The check where the post runs is a call,
-            // so that the other posts do not carry its code.
-            if !mayThrow, life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrent {
-                return runNow(mail, type: mailType, from: sender)
-            }
-            return deliverOnMainActor(mail, type: mailType, from: sender, receipt: receipt)
+        // UI code posting to UI code, the most common main-actor post, runs the handler here (``isPlainMainActor``),
+        // for a post made on the main actor while none of its mail waits on the main queue. The check where the post
+        // runs is a call, so that the other posts do not carry its code. Any other main-actor delivery is the
+        // lifecycle's, which checks again.
+        if isPlainMainActor, life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrent {
+            return runNow(mail, type: mailType, from: sender)
         }
         return deliverWithLifecycle(mail, type: mailType, from: sender, receipt: receipt)
-    }
-
-    /// Delivers for a main-actor registration that is neither one-shot nor tied when ``deliver(_:type:from:receipt:)``
-    /// did not run it at once: its handler may throw, its mail waits on the main queue, or the post is not made on
-    /// the main actor.
-    @inline(never)
-    private func deliverOnMainActor(
-        _ mail: UnsafeRawPointer, type mailType: any Mail.Type, from sender: SendableObject?, receipt: Receipt?
-    ) -> Outcome {
-        guard life.unsafelyUnwrapped.backlog.loadAcquire() == 0, MainActorContext.isCurrent else {
-            return deliverWithLifecycle(mail, type: mailType, from: sender, receipt: receipt)
-        }
-        return mayThrow
-            ? answer(mail, type: mailType, from: sender, receipt: receipt) : runNow(mail, type: mailType, from: sender)
     }
 
     /// Calls a handler that cannot throw (``mayThrow`` is false) on the posting thread.

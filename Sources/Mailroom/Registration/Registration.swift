@@ -104,8 +104,9 @@ class Registration: @unchecked Sendable {
     /// True when ``handler`` may throw, or the registration is an interceptor: a post then calls it on its slow
     /// path, which reports what it throws.
     let mayThrow: Bool
-    /// True for a main-actor registration for a mail type that is neither one-shot nor tied: a post made on the
-    /// main actor calls it at once, with no other check, when none of its mail waits on the main queue.
+    /// True for a main-actor registration for a mail type that is neither one-shot nor tied, whose handler cannot
+    /// throw: a post made on the main actor calls it at once, with no other check, when none of its mail waits on
+    /// the main queue.
     let isPlainMainActor: Bool
     /// True for a ``MethodRegistration``: its handler is called with its recipient, while that lives.
     let hasRecipient: Bool
@@ -244,7 +245,9 @@ class Registration: @unchecked Sendable {
             particulars = nil
         }
         mayThrow = handling.mayThrow
-        if case .mainActor = handling.place, conformance == nil, owner == nil, !isOneShot, !isObserved {
+        if case .mainActor = handling.place, conformance == nil, !handling.mayThrow, owner == nil, !isOneShot,
+            !isObserved
+        {
             isPlainMainActor = true
         } else {
             isPlainMainActor = false
