@@ -97,27 +97,23 @@ final class Occurrence: Sendable {
 }
 
 /// Calls `line` with each line of `file` as it comes (without its newline), and `end` when the file ends.
+///
+/// A thread of its own reads with blocking reads and ends with the file. `FileHandle.readabilityHandler` is not
+/// used: its dispatch source was watching a child's pipe when libdispatch's event loop crashed in a CI run (see
+/// `Lines` in the Postgres example).
 func readLines(
     of file: FileHandle, _ line: @escaping @Sendable (String) -> Void, end: @escaping @Sendable () -> Void
 ) {
-    let pending = NIOLockedValueBox(Data())
-    file.readabilityHandler = { handle in
-        let data = handle.availableData
-        guard !data.isEmpty else {
-            handle.readabilityHandler = nil
-            end()
-            return
-        }
-        let lines = pending.withLockedValue { pending in
+    Thread.detachNewThread {
+        var pending = Data()
+        while case let data = file.availableData, !data.isEmpty {
             pending.append(data)
-            var lines: [String] = []
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                line(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
                 pending.removeSubrange(pending.startIndex...newline)
             }
-            return lines
         }
-        for text in lines { line(text) }
+        end()
     }
 }
 

@@ -54,8 +54,8 @@ func say(_ line: String, as name: String) {
 /// Reads lines from a pipe as they come, until the writer closes it (the other instance exits).
 ///
 /// A thread of its own reads with blocking reads and ends at the end of the pipe. `FileHandle.readabilityHandler`
-/// is not used: it watches the pipe with a dispatch source, and cancelling that source at the end of the pipe
-/// crashed libdispatch's event loop in one CI run (Swift 6.3.1 on Linux).
+/// is not used: it watches the pipe with a dispatch source, and two CI runs (Swift 6.3.1 on Linux) crashed in
+/// libdispatch's event loop just after such a source saw the end of its pipe, here and in `LinkBenchmark`.
 struct Lines: AsyncSequence {
     let stream: AsyncStream<String>
 
